@@ -1,0 +1,88 @@
+"""The event-sourced `Game` aggregate: a thin shell around the pure rules core.
+
+Each command goes through `decide`; each resulting fact is triggered as a stored event whose
+`apply` calls `evolve`. The stored event classes are generated from the rules' event vocabulary
+(`domain.rules.events`), one class per fact with an explicit, stable topic `bohnanza:<Fact>`, so
+the vocabulary is written down once. Changing a fact's fields later needs `class_version` and an
+upcaster on the stored class.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any, ClassVar
+
+from eventsourcing.domain import Aggregate
+from eventsourcing.utils import register_topic
+
+from .rules import events as ev
+from .rules.commands import Command
+from .rules.decide import decide
+from .rules.evolve import evolve
+
+
+class StoredFact:
+    """Mixin for stored events that carry one rules event (a "fact")."""
+
+    fact_type: ClassVar[type[ev.Event]]
+    fact_fields: ClassVar[tuple[str, ...]]
+
+    def fact(self) -> ev.Event:
+        """The rules event this stored event records."""
+        return self.fact_type(**{name: getattr(self, name) for name in self.fact_fields})
+
+    def apply(self, game: Game) -> None:
+        game.state = evolve(getattr(game, "state", None), self.fact())
+
+
+def _stored_class(fact_type: type[ev.Event], base: type) -> type:
+    name = fact_type.__name__
+    return type(
+        name,
+        (StoredFact, base),
+        {
+            "__annotations__": {field.name: field.type for field in fields(fact_type)},
+            "__module__": __name__,
+            "__qualname__": f"Game.{name}",
+            "TOPIC": f"bohnanza:{name}",
+            "fact_type": fact_type,
+            "fact_fields": tuple(field.name for field in fields(fact_type)),
+        },
+    )
+
+
+class Game(Aggregate):
+    """One game of Bohnanza. Its only state is `state`, the rules' immutable `GameState` (not a
+    class annotation: annotations would make the aggregate a dataclass with that constructor)."""
+
+    TOPIC = "bohnanza:Game"
+
+    class Event(Aggregate.Event):
+        TOPIC = "bohnanza:Game.Event"
+
+    Created = _stored_class(ev.GameStarted, Aggregate.Created)
+
+    @classmethod
+    def start(cls, started: ev.GameStarted, *, game_id: Any = None) -> Game:
+        """A new game from its first fact."""
+        return cls._create(cls.Created, id=game_id, **started.payload())
+
+    def record(self, facts: list[ev.Event]) -> None:
+        """Trigger stored events for facts already decided (the deal, an import)."""
+        for fact in facts:
+            self.trigger_event(STORED_TYPES[type(fact)], **fact.payload())
+
+    def execute(self, command: Command) -> list[ev.Event]:
+        """Decide `command` on the current state and record the facts it causes."""
+        facts = decide(self.state, command)
+        self.record(facts)
+        return facts
+
+
+STORED_TYPES: dict[type[ev.Event], type[Any]] = {ev.GameStarted: Game.Created}
+for _fact_type in ev.EVENT_TYPES.values():
+    if _fact_type is not ev.GameStarted:
+        _stored = _stored_class(_fact_type, Game.Event)
+        setattr(Game, _fact_type.__name__, _stored)
+        register_topic(_stored.TOPIC, _stored)
+        STORED_TYPES[_fact_type] = _stored

@@ -1,0 +1,253 @@
+"""Commands: what a seat (or, for chance in tabletop games, the recorder) asks to do.
+
+Every command has a JSON form `{"type": "plant", "seat": 0, "field": 1}`; `parse_command` checks
+its shape and raises MalformedCommand for anything that makes no sense in any game. Whether it is
+legal *now* is `decide`'s question. Seats, fields and hand positions count from 0 (front card = 0);
+messages for people count fields from 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, dataclass, fields
+from typing import Any, ClassVar
+
+from .beans import BEANS
+from .errors import MalformedCommand
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    type: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type}
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if isinstance(value, tuple):
+                value = [list(v) if isinstance(v, tuple) else v for v in value]
+            data[field.name] = value
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Deal(Command):
+    """Tabletop: the opening hands as dealt, one list per seat, front card first."""
+
+    type: ClassVar[str] = "deal"
+    hands: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Plant(Command):
+    """Plant a card into `field`: the front hand card in phase 1 (`bean` optional, checked), a
+    trade-area card in phase 3, an offered or drawn card in the duel (`bean` required there)."""
+
+    type: ClassVar[str] = "plant"
+    seat: int
+    field: int
+    bean: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal(Command):
+    """End planting and turn the top cards face up. Tabletop games name the cards seen."""
+
+    type: ClassVar[str] = "reveal"
+    seat: int
+    cards: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Offer(Command):
+    """Offer hand cards (by position), face-up cards and (house rule) trade-area cards to `to`,
+    for the beans in `wants`. An empty side makes it a donation or a request for one."""
+
+    type: ClassVar[str] = "offer"
+    seat: int
+    to: int
+    hand: tuple[int, ...] = ()
+    revealed: tuple[str, ...] = ()
+    trade_area: tuple[str, ...] = ()
+    wants: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Accept(Command):
+    """Accept offer `offer`, giving exactly the wanted beans from these hand positions and cards."""
+
+    type: ClassVar[str] = "accept"
+    seat: int
+    offer: int
+    hand: tuple[int, ...] = ()
+    revealed: tuple[str, ...] = ()
+    trade_area: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Decline(Command):
+    type: ClassVar[str] = "decline"
+    seat: int
+    offer: int
+
+
+@dataclass(frozen=True, slots=True)
+class Withdraw(Command):
+    type: ClassVar[str] = "withdraw"
+    seat: int
+    offer: int
+
+
+@dataclass(frozen=True, slots=True)
+class EndTrading(Command):
+    """The active player ends phase 2."""
+
+    type: ClassVar[str] = "end-trading"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Harvest(Command):
+    type: ClassVar[str] = "harvest"
+    seat: int
+    field: int
+
+
+@dataclass(frozen=True, slots=True)
+class BuyField(Command):
+    """Buy the third bean field (RULES §9)."""
+
+    type: ClassVar[str] = "buy-field"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Draw(Command):
+    """Phase 4: draw to the back of the hand. Tabletop games name the cards drawn."""
+
+    type: ClassVar[str] = "draw"
+    seat: int
+    cards: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardOffered(Command):
+    """Duel step 1: discard one of the cards the opponent offered."""
+
+    type: ClassVar[str] = "discard-offered"
+    seat: int
+    bean: str
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardFromHand(Command):
+    """Duel step 2: discard the card at `position` (0 = front) after planting."""
+
+    type: ClassVar[str] = "discard-from-hand"
+    seat: int
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class OfferRest(Command):
+    """Duel step 3: stop planting drawn cards; the rest become the offer to the opponent."""
+
+    type: ClassVar[str] = "offer-rest"
+    seat: int
+
+
+COMMAND_TYPES: dict[str, type[Command]] = {
+    cls.type: cls
+    for cls in (
+        Deal,
+        Plant,
+        Reveal,
+        Offer,
+        Accept,
+        Decline,
+        Withdraw,
+        EndTrading,
+        Harvest,
+        BuyField,
+        Draw,
+        DiscardOffered,
+        DiscardFromHand,
+        OfferRest,
+    )
+}
+
+
+def _int(name: str, value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise MalformedCommand(f"{name} must be a whole number, not {value!r}")
+    if value < 0:
+        raise MalformedCommand(f"{name} must not be negative, not {value}")
+    return value
+
+
+def _bean(name: str, value: Any) -> str:
+    if not isinstance(value, str) or value.lower() not in BEANS:
+        raise MalformedCommand(f"{name}: unknown bean {value!r}; beans are {', '.join(BEANS)}")
+    return value.lower()
+
+
+def _list(name: str, value: Any) -> list[Any]:
+    if not isinstance(value, list | tuple):
+        raise MalformedCommand(f"{name} must be a list, not {value!r}")
+    return list(value)
+
+
+def _ints(name: str, value: Any) -> tuple[int, ...]:
+    items = tuple(_int(f"{name}[{i}]", v) for i, v in enumerate(_list(name, value)))
+    if len(set(items)) != len(items):
+        raise MalformedCommand(f"{name} names a position twice: {list(items)}")
+    return items
+
+
+def _beans(name: str, value: Any) -> tuple[str, ...]:
+    return tuple(_bean(f"{name}[{i}]", v) for i, v in enumerate(_list(name, value)))
+
+
+def _hands(name: str, value: Any) -> tuple[tuple[str, ...], ...]:
+    return tuple(_beans(f"{name}[{i}]", hand) for i, hand in enumerate(_list(name, value)))
+
+
+_PARSERS = {
+    "seat": _int,
+    "to": _int,
+    "field": _int,
+    "offer": _int,
+    "position": _int,
+    "bean": _bean,
+    "cards": _beans,
+    "hand": _ints,
+    "revealed": _beans,
+    "trade_area": _beans,
+    "wants": _beans,
+    "hands": _hands,
+}
+
+
+def parse_command(data: Any) -> Command:
+    """The command a JSON object describes, or MalformedCommand saying what is wrong with it."""
+    if not isinstance(data, dict):
+        raise MalformedCommand(f"a command is a JSON object, not {type(data).__name__}")
+    kind = data.get("type")
+    cls = COMMAND_TYPES.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise MalformedCommand(
+            f"unknown command type {kind!r}; types are {', '.join(COMMAND_TYPES)}"
+        )
+    names = {field.name: field for field in fields(cls)}
+    unknown = sorted(set(data) - set(names) - {"type"})
+    if unknown:
+        raise MalformedCommand(f"{kind} has no field {unknown[0]!r}; fields: {', '.join(names)}")
+    values: dict[str, Any] = {}
+    for name, field in names.items():
+        if name not in data:
+            if field.default is MISSING:
+                raise MalformedCommand(f"{kind} needs {name!r}")
+            continue
+        value = data[name]
+        optional = field.default is None
+        values[name] = None if value is None and optional else _PARSERS[name](name, value)
+    return cls(**values)

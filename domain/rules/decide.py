@@ -1,0 +1,737 @@
+"""decide(state, command) → events: check a command against the rules, return the facts it causes.
+
+A command that breaks a rule raises RuleViolation naming the RULES section; one that makes no sense
+in any game raises MalformedCommand. Facts that follow with no choice left — the reshuffle when the
+draw pile runs out, the final harvest and scores when the game ends — are decided here as well, so
+the returned list is everything that happened.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from . import commands as cmd
+from . import events as ev
+from .beans import beans_text, coins_for, label
+from .errors import InvalidRuleset, MalformedCommand, RuleViolation
+from .evolve import evolve, full_deck, remove_cards
+from .rulesets import MOST_HAND_CARDS, SEAT_DISTANCE, Ruleset
+from .state import DIGITAL, MODES, TABLETOP, GameState, Offer, Phase
+from .table import (
+    buy_field_blocker,
+    field_name,
+    field_text,
+    missing,
+    pile_shortfall,
+    protection_blocker,
+)
+
+
+class _Decision:
+    """The facts decided so far and the table they lead to."""
+
+    __slots__ = ("events", "state")
+
+    def __init__(self, state: GameState) -> None:
+        self.state = state
+        self.events: list[ev.Event] = []
+
+    def emit(self, event: ev.Event) -> None:
+        self.events.append(event)
+        self.state = evolve(self.state, event)
+
+
+def shuffled(cards: Sequence[str], seed: int, shuffle_number: int) -> list[str]:
+    """`cards` in the order of the game's `shuffle_number`-th shuffle (0: the deck at the start)."""
+    order = list(cards)
+    random.Random(f"bohnanza/{seed}/shuffle/{shuffle_number}").shuffle(order)
+    return order
+
+
+def deal_order(ruleset: Ruleset, start_seat: int) -> list[int]:
+    """Seats in the order they receive cards: one at a time, round-robin from the start seat,
+    skipping seats that have their full hand (RULES §3.4, E19)."""
+    players = ruleset.players
+    owed = [ruleset.deal[(seat - start_seat) % players] for seat in range(players)]
+    order: list[int] = []
+    while any(owed):
+        for offset in range(players):
+            seat = (start_seat + offset) % players
+            if owed[seat]:
+                order.append(seat)
+                owed[seat] -= 1
+    return order
+
+
+def start_game(
+    ruleset: Ruleset,
+    seats: Sequence[str],
+    *,
+    start_seat: int = 0,
+    mode: str = DIGITAL,
+    seed: int | None = None,
+    deck: Sequence[str] | None = None,
+) -> list[ev.Event]:
+    """The facts that start a game: GameStarted, and in digital games the deal."""
+    names = [name.strip() if isinstance(name, str) else name for name in seats]
+    if len(names) != ruleset.players:
+        raise InvalidRuleset(
+            f"the ruleset was resolved for {ruleset.players} players, not {len(names)} seats"
+        )
+    if any(not isinstance(name, str) or not name for name in names):
+        raise MalformedCommand("every seat needs a non-empty name")
+    if len(set(names)) != len(names):
+        raise MalformedCommand(f"seat names must differ: {', '.join(names)}")
+    if not 0 <= start_seat < len(names):
+        raise MalformedCommand(
+            f"start seat {start_seat} does not exist; seats are 0–{len(names) - 1}"
+        )
+    if mode not in MODES:
+        raise MalformedCommand(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if mode == TABLETOP:
+        if seed is not None or deck is not None:
+            raise MalformedCommand("tabletop games learn each card as it is drawn: no seed or deck")
+        started = ev.GameStarted(ruleset.to_dict(), names, start_seat, mode, None, None)
+        return [started]
+    if seed is None:
+        raise MalformedCommand("digital games need a seed for their shuffles")
+    cards = full_deck(ruleset)
+    if deck is None:
+        order = shuffled(cards, seed, 0)
+    else:
+        order = [bean.lower() if isinstance(bean, str) else bean for bean in deck]
+        if sorted(map(str, order)) != sorted(cards):
+            raise MalformedCommand(
+                f"an explicit deck must hold exactly the {len(cards)} cards of the ruleset "
+                f"({', '.join(f'{ruleset.counts[b]} {label(b)}' for b in ruleset.beans)})"
+            )
+    hands: list[list[str]] = [[] for _ in names]
+    for position, seat in enumerate(deal_order(ruleset, start_seat)):
+        hands[seat].append(order[position])
+    started = ev.GameStarted(ruleset.to_dict(), names, start_seat, mode, seed, list(order))
+    return [started, ev.CardsDealt(hands)]
+
+
+def decide(state: GameState, command: cmd.Command) -> list[ev.Event]:
+    """The facts `command` causes on `state`, or RuleViolation / MalformedCommand."""
+    if state.phase is Phase.ENDED:
+        raise RuleViolation("10", "the game is over; no more commands are accepted")
+    seat = getattr(command, "seat", None)
+    if seat is not None and not 0 <= seat < len(state.players):
+        raise MalformedCommand(
+            f"seat {seat} does not exist; this game has seats 0–{len(state.players) - 1}"
+        )
+    decision = _Decision(state)
+    _HANDLERS[type(command)](decision, command)
+    if decision.state.end_triggered and decision.state.phase is Phase.DRAW:
+        _end_game(decision)
+    return decision.events
+
+
+# --- checks shared by the handlers -----------------------------------------------------------
+
+
+def _require_active(s: GameState, seat: int, section: str, doing: str) -> None:
+    if seat != s.active:
+        raise RuleViolation(
+            section, f"{s.name(seat)} cannot {doing}: it is {s.name(s.active)}'s turn"
+        )
+
+
+def _field_index(s: GameState, seat: int, index: int) -> int:
+    player = s.players[seat]
+    if index >= 3:
+        raise MalformedCommand(f"field index {index} does not exist; fields are numbered 0–2")
+    if index >= len(player.fields):
+        raise RuleViolation("9.1", f"{player.name} has no {field_name(index)}: no third field yet")
+    return index
+
+
+def _hand_positions(s: GameState, seat: int, positions: Sequence[int]) -> list[str]:
+    hand = s.players[seat].hand
+    for position in positions:
+        if position >= len(hand):
+            raise MalformedCommand(
+                f"hand position {position} does not exist; {s.name(seat)} holds {len(hand)} "
+                f"card{'s' if len(hand) != 1 else ''} (positions 0–{len(hand) - 1})"
+            )
+    return [hand[position] for position in sorted(positions)]
+
+
+def _in_play(s: GameState, beans: Sequence[str]) -> None:
+    for bean in beans:
+        if bean not in s.ruleset.counts:
+            raise RuleViolation(
+                "2",
+                f"{label(bean)} is not in play ({s.ruleset.preset}, {s.ruleset.players} players)",
+            )
+
+
+# --- planting ----------------------------------------------------------------------------------
+
+
+def _plant_into(d: _Decision, seat: int, index: int, bean: str, source: str) -> None:
+    """Plant `bean` into field `index`, harvesting first under the implicit-harvest house rule."""
+    s = d.state
+    player = s.players[seat]
+    field = player.fields[_field_index(s, seat, index)]
+    if field.bean is not None and field.bean != bean:
+        if not s.ruleset.implicit_harvest:
+            raise RuleViolation(
+                "7.1",
+                f"{player.name} cannot plant {label(bean)} on {field_text(player, index)}: "
+                "a field holds one bean type; harvest it first",
+            )
+        _harvest(d, seat, index, implied_by=bean)
+    d.emit(ev.BeanPlanted(seat, bean, index, source))
+
+
+def _plant(d: _Decision, c: cmd.Plant) -> None:
+    s = d.state
+    player = s.players[c.seat]
+    phase = s.phase
+    if phase is Phase.PLANT:
+        _require_active(s, c.seat, "5.1", "plant from the hand")
+        if s.hand_discarded:
+            raise RuleViolation("11.2", f"{player.name} discarded a hand card; planting is over")
+        if not player.hand:
+            raise RuleViolation("5.1", f"{player.name} has no cards in hand to plant")
+        if s.planted >= 2:
+            raise RuleViolation("5.1.3", f"{player.name} has planted two cards; never a third")
+        front = player.hand[0]
+        if c.bean is not None and c.bean != front:
+            raise RuleViolation(
+                "5.1.2",
+                f"{player.name}'s front card is {label(front)}, not {label(c.bean)}: "
+                "cards are planted from the front of the hand",
+            )
+        _plant_into(d, c.seat, c.field, front, "hand")
+        return
+    if phase is Phase.PLANT_TRADED:
+        pool, source, where = player.trade_area, "trade-area", "trade area"
+    elif phase is Phase.RESOLVE_OFFER:
+        _require_active(s, c.seat, "11.2", "plant offered cards")
+        pool, source, where = s.duel_offer, "offer", "offer"
+    elif phase is Phase.PLANT_DRAWN:
+        _require_active(s, c.seat, "11.2", "plant drawn cards")
+        pool, source, where = s.revealed, "revealed", "drawn cards"
+    elif phase is Phase.TRADE:
+        raise RuleViolation(
+            "5.3", "cards are planted in phase 3, once the active player ends trading"
+        )
+    elif phase is Phase.DRAW:
+        raise RuleViolation("5.4", f"{s.name(s.active)} must draw now; nothing is left to plant")
+    else:
+        raise RuleViolation("3.4", "the cards have not been dealt yet")
+    bean = c.bean
+    if bean is None:
+        kinds = sorted(set(pool))
+        if len(kinds) != 1:
+            raise MalformedCommand(
+                f"name the bean to plant from the {where}: {beans_text(pool)}"
+                if pool
+                else f"{player.name}'s {where} is empty"
+            )
+        bean = kinds[0]
+    if bean not in pool:
+        section = "5.3" if phase is Phase.PLANT_TRADED else "11.2"
+        holds = beans_text(pool) if pool else "nothing"
+        raise RuleViolation(
+            section, f"{player.name} has no {label(bean)} to plant: the {where} holds {holds}"
+        )
+    _plant_into(d, c.seat, c.field, bean, source)
+
+
+# --- harvesting and the third field -------------------------------------------------------------
+
+
+def _harvest(d: _Decision, seat: int, index: int, implied_by: str | None = None) -> None:
+    s = d.state
+    player = s.players[seat]
+    field = player.fields[index]
+    if field.bean is None:
+        raise RuleViolation("8.2", f"{player.name} cannot harvest {field_name(index)}: it is empty")
+    blocker = protection_blocker(s, seat, index)
+    if blocker is not None:
+        doing = f"plant {label(implied_by)} over" if implied_by else "harvest"
+        raise RuleViolation(
+            "8.3", f"{player.name} cannot {doing} {field_text(player, index)} {blocker}"
+        )
+    coins = coins_for(s.ruleset.meters[field.bean], field.count)
+    d.emit(ev.FieldHarvested(seat, index, field.bean, field.count, coins, False))
+
+
+def _harvest_command(d: _Decision, c: cmd.Harvest) -> None:
+    s = d.state
+    if s.phase is Phase.DEAL:
+        raise RuleViolation("3.4", "the cards have not been dealt yet")
+    if s.ruleset.harvest_timing == "own-turn":
+        _require_active(s, c.seat, "11.1", "harvest (in the bean duel only on one's own turn)")
+    _harvest(d, c.seat, _field_index(s, c.seat, c.field))
+
+
+def _buy_field(d: _Decision, c: cmd.BuyField) -> None:
+    s = d.state
+    blocker = buy_field_blocker(s, c.seat)
+    if blocker is not None:
+        raise RuleViolation(*blocker)
+    rules = s.ruleset
+    paid = list(reversed(s.players[c.seat].coins[-rules.third_field_cost :]))
+    d.emit(ev.ThirdFieldBought(c.seat, paid, rules.third_field_coins_to))
+
+
+# --- the draw pile -------------------------------------------------------------------------------
+
+
+def _reshuffle(d: _Decision) -> None:
+    s = d.state
+    if s.mode == TABLETOP:
+        d.emit(ev.DiscardsReshuffled(None, len(s.discard_pile)))
+        return
+    assert s.seed is not None
+    order = shuffled(s.discard_pile, s.seed, s.reshuffles + 1)
+    d.emit(ev.DiscardsReshuffled(order, len(order)))
+
+
+def _exhaust(d: _Decision) -> None:
+    """The draw pile ran out: count it; reshuffle unless this pass was the last (RULES §10.2)."""
+    s = d.state
+    rules = s.ruleset
+    count = s.exhaustions + 1
+    last_pass = count >= rules.end_on_exhaustion
+    empty_end = not last_pass and not s.discard_pile and rules.empty_reshuffle == "end-game"
+    final = (last_pass and rules.end_trigger == "last-card") or empty_end
+    d.emit(ev.DeckExhausted(count, final))
+    if not last_pass and not final and rules.reshuffle == "immediate":
+        _reshuffle(d)
+
+
+def _ensure_card(d: _Decision) -> bool:
+    """Make the draw pile hold a card if the rules allow; False when no card can be drawn."""
+    while not d.state.draw_pile:
+        s = d.state
+        if s.end_triggered:
+            return False
+        last_pass = s.exhaustions >= s.ruleset.end_on_exhaustion
+        if last_pass:
+            return False  # failed-draw house rule: the game ends at this draw
+        if s.reshuffles < s.exhaustions:
+            _reshuffle(d)  # reshuffle timing on-next-draw
+        else:
+            _exhaust(d)  # an empty pile after an empty reshuffle counts again (RULES §14 E6)
+    return True
+
+
+def _draw_cards(
+    d: _Decision,
+    seat: int,
+    what: str,
+    owed: int,
+    named: tuple[str, ...] | None,
+    emit_batch: Callable[[list[str]], None],
+) -> None:
+    """Take up to `owed` cards off the draw pile, handling exhaustion as RULES §10 says.
+
+    Cards taken between two exhaustions are passed to `emit_batch` together. Tabletop games name
+    the cards (`named`); digital games take them from the top of the shuffled pile.
+    """
+    s = d.state
+    if s.mode == TABLETOP and named is None:
+        raise MalformedCommand(f"tabletop games name the cards: {what} needs 'cards'")
+    if s.mode == DIGITAL and named is not None:
+        raise MalformedCommand("digital games draw from the shuffled deck; do not name 'cards'")
+    taken = 0
+    batch: list[str] = []
+    while taken < owed:
+        if not _ensure_card(d):
+            break
+        pile = d.state.draw_pile
+        if named is None:
+            bean = pile[len(batch)]
+        else:
+            if taken >= len(named):
+                raise RuleViolation(
+                    "10.1", f"{s.name(seat)} must {what} {owed} cards; only {len(named)} were named"
+                )
+            bean = named[taken]
+            short = pile_shortfall(d.state, bean, Counter(batch))
+            if short is not None:
+                raise RuleViolation("4.4", f"{s.name(seat)} cannot {what} a {label(bean)}: {short}")
+        batch.append(bean)
+        taken += 1
+        if len(batch) == len(pile):
+            emit_batch(batch)
+            batch = []
+            _exhaust(d)
+            if d.state.end_triggered:
+                break
+    if batch:
+        emit_batch(batch)
+    if named is not None and len(named) != taken:
+        raise RuleViolation(
+            "10.1",
+            f"{len(named)} cards were named but only {taken} could be drawn before the game ended",
+        )
+    if taken < owed and not d.state.end_triggered:
+        _end_game(d)  # failed-draw house rule (RULES §12.1 H3): the game ends at once
+
+
+def _reveal(d: _Decision, c: cmd.Reveal) -> None:
+    s = d.state
+    player = s.players[c.seat]
+    if s.phase is not Phase.PLANT:
+        raise RuleViolation("5.2", f"cards are revealed once, right after phase 1; now: {s.phase}")
+    _require_active(s, c.seat, "5.2", "reveal cards")
+    if s.planted == 0 and player.hand:
+        raise RuleViolation(
+            "5.1.2",
+            f"{player.name} must first plant the front card ({label(player.hand[0])})",
+        )
+    revealed_any = False
+
+    def reveal(cards: list[str]) -> None:
+        nonlocal revealed_any
+        revealed_any = True
+        d.emit(ev.CardsRevealed(c.seat, list(cards)))
+
+    _draw_cards(d, c.seat, "reveal", s.ruleset.reveal, c.cards, reveal)
+    if d.state.is_over:
+        return
+    if not revealed_any:
+        d.emit(ev.CardsRevealed(c.seat, []))
+    if s.ruleset.duel:
+        _match_discards(d, c.seat)
+
+
+def _draw(d: _Decision, c: cmd.Draw) -> None:
+    s = d.state
+    if s.phase is not Phase.DRAW:
+        raise RuleViolation(
+            "5.4", f"cards are drawn in phase 4; {s.name(s.active)}'s turn is in phase {s.phase}"
+        )
+    _require_active(s, c.seat, "5.4", "draw")
+
+    def draw(cards: list[str]) -> None:
+        for bean in cards:
+            d.emit(ev.CardDrawn(c.seat, bean))
+
+    _draw_cards(d, c.seat, "draw", s.ruleset.draw, c.cards, draw)
+    after = d.state
+    if not after.end_triggered and not after.is_over:
+        d.emit(ev.TurnEnded(c.seat, (c.seat + 1) % len(after.players), after.turn))
+
+
+# --- trading -------------------------------------------------------------------------------------
+
+
+def _trade_phase(s: GameState, seat: int, doing: str) -> None:
+    if not s.ruleset.trading:
+        raise RuleViolation("11.1", "there is no trading or donating in the bean duel")
+    if s.phase is not Phase.TRADE:
+        raise RuleViolation(
+            "5.2", f"{s.name(seat)} cannot {doing}: trading happens in phase 2, after the reveal"
+        )
+
+
+def _open_offer(s: GameState, offer_id: int) -> Offer:
+    for offer in s.offers:
+        if offer.id == offer_id:
+            return offer
+    raise RuleViolation(
+        "6.6", f"offer #{offer_id} is not open (it was accepted, declined, withdrawn or lapsed)"
+    )
+
+
+def _given_cards(
+    s: GameState,
+    seat: int,
+    hand: Sequence[int],
+    revealed: Sequence[str],
+    trade_area: Sequence[str],
+) -> list[str]:
+    """Check what `seat` gives in a trade; the beans, hand cards first (RULES §6.2–6.4)."""
+    player = s.players[seat]
+    cards = _hand_positions(s, seat, hand)
+    if revealed:
+        if seat != s.active:
+            raise RuleViolation(
+                "6.3", f"{player.name} cannot give face-up cards: they belong to {s.name(s.active)}"
+            )
+        lacking = missing(s.revealed, revealed)
+        if lacking:
+            raise RuleViolation(
+                "6.2",
+                f"there is no face-up {beans_text(lacking)} (face up: {beans_text(s.revealed)})",
+            )
+    if trade_area:
+        if not s.ruleset.allow_retrade:
+            raise RuleViolation(
+                "6.4", f"{player.name} cannot trade cards received in a trade; they must be planted"
+            )
+        lacking = missing(player.trade_area, trade_area)
+        if lacking:
+            raise RuleViolation("6.4", f"{player.name}'s trade area holds no {beans_text(lacking)}")
+    return [*cards, *revealed, *trade_area]
+
+
+def _offer(d: _Decision, c: cmd.Offer) -> None:
+    s = d.state
+    _trade_phase(s, c.seat, "offer a trade")
+    if c.to >= len(s.players):
+        raise MalformedCommand(
+            f"seat {c.to} does not exist; this game has seats 0–{len(s.players) - 1}"
+        )
+    if c.to == c.seat:
+        raise RuleViolation("6.1", f"{s.name(c.seat)} cannot trade with themselves")
+    if s.active not in (c.seat, c.to):
+        raise RuleViolation(
+            "6.1",
+            f"{s.name(c.seat)} and {s.name(c.to)} cannot trade: every trade involves the active "
+            f"player, {s.name(s.active)}",
+        )
+    cards = _given_cards(s, c.seat, c.hand, c.revealed, c.trade_area)
+    _in_play(s, c.wants)
+    if not cards and not c.wants:
+        raise RuleViolation("6.5", "an offer must give or ask for at least one card")
+    d.emit(
+        ev.TradeOffered(
+            offer=s.next_offer,
+            proposer=c.seat,
+            to=c.to,
+            hand=sorted(c.hand),
+            revealed=list(c.revealed),
+            trade_area=list(c.trade_area),
+            cards=cards,
+            wants=list(c.wants),
+        )
+    )
+
+
+def _still_given(
+    s: GameState,
+    offer: Offer,
+    gone: dict[int, list[int]],
+    revealed: list[str],
+    areas: dict[int, tuple[str, ...]],
+) -> bool:
+    """Whether `offer`'s cards are still there after a trade moved others (RULES §14 E12)."""
+    if offer.proposer in gone and set(offer.hand) & set(gone[offer.proposer]):
+        return False
+    if offer.revealed and missing(revealed, offer.revealed):
+        return False
+    area = areas.get(offer.proposer, s.players[offer.proposer].trade_area)
+    return not missing(area, offer.trade_area)
+
+
+def _accept(d: _Decision, c: cmd.Accept) -> None:
+    s = d.state
+    _trade_phase(s, c.seat, "accept a trade")
+    offer = _open_offer(s, c.offer)
+    if c.seat != offer.to:
+        raise RuleViolation(
+            "6.6",
+            f"offer #{offer.id} was made to {s.name(offer.to)}; {s.name(c.seat)} cannot accept it",
+        )
+    given = _given_cards(s, c.seat, c.hand, c.revealed, c.trade_area)
+    if Counter(given) != Counter(offer.wants):
+        raise RuleViolation(
+            "6.6",
+            f"offer #{offer.id} asks {s.name(c.seat)} for {beans_text(offer.wants)}; "
+            f"the cards chosen are {beans_text(given)}",
+        )
+    revealed_left = list(s.revealed)
+    for bean in (*offer.revealed, *c.revealed):
+        revealed_left.remove(bean)
+    gone = {offer.proposer: list(offer.hand), c.seat: list(c.hand)}
+    areas = {
+        offer.proposer: remove_cards(s.players[offer.proposer].trade_area, offer.trade_area)
+        + tuple(given),
+        c.seat: remove_cards(s.players[c.seat].trade_area, c.trade_area) + offer.gives,
+    }
+    lapsed = [
+        other.id
+        for other in s.offers
+        if other.id != offer.id and not _still_given(s, other, gone, revealed_left, areas)
+    ]
+    d.emit(
+        ev.TradeAccepted(
+            offer=offer.id,
+            proposer=offer.proposer,
+            acceptor=c.seat,
+            proposer_hand=list(offer.hand),
+            proposer_revealed=list(offer.revealed),
+            proposer_trade_area=list(offer.trade_area),
+            acceptor_hand=sorted(c.hand),
+            acceptor_revealed=list(c.revealed),
+            acceptor_trade_area=list(c.trade_area),
+            to_acceptor=list(offer.gives),
+            to_proposer=given,
+            lapsed=lapsed,
+        )
+    )
+
+
+def _decline(d: _Decision, c: cmd.Decline) -> None:
+    s = d.state
+    _trade_phase(s, c.seat, "decline a trade")
+    offer = _open_offer(s, c.offer)
+    if c.seat != offer.to:
+        raise RuleViolation(
+            "6.6",
+            f"offer #{offer.id} was made to {s.name(offer.to)}; {s.name(c.seat)} cannot decline it",
+        )
+    d.emit(ev.TradeDeclined(offer.id, c.seat))
+
+
+def _withdraw(d: _Decision, c: cmd.Withdraw) -> None:
+    s = d.state
+    _trade_phase(s, c.seat, "withdraw an offer")
+    offer = _open_offer(s, c.offer)
+    if c.seat != offer.proposer:
+        raise RuleViolation(
+            "6.6",
+            f"offer #{offer.id} is {s.name(offer.proposer)}'s; {s.name(c.seat)} cannot withdraw it",
+        )
+    d.emit(ev.TradeWithdrawn(offer.id, c.seat))
+
+
+def _end_trading(d: _Decision, c: cmd.EndTrading) -> None:
+    s = d.state
+    _trade_phase(s, c.seat, "end trading")
+    _require_active(s, c.seat, "5.2", "end trading")
+    d.emit(ev.TradingEnded(c.seat, list(s.revealed), [offer.id for offer in s.offers]))
+
+
+# --- the deal (tabletop) and the duel's own steps -----------------------------------------------
+
+
+def _deal(d: _Decision, c: cmd.Deal) -> None:
+    s = d.state
+    if s.phase is not Phase.DEAL:
+        raise RuleViolation("3.4", "the cards have already been dealt")
+    rules = s.ruleset
+    if len(c.hands) != rules.players:
+        raise MalformedCommand(
+            f"deal needs {rules.players} hands, one per seat, not {len(c.hands)}"
+        )
+    taken: Counter[str] = Counter()
+    for seat, hand in enumerate(c.hands):
+        size = rules.deal[(seat - s.start_seat) % rules.players]
+        if len(hand) != size:
+            raise RuleViolation("3.4", f"{s.name(seat)} is dealt {size} cards, not {len(hand)}")
+        for bean in hand:
+            short = pile_shortfall(s, bean, taken)
+            if short is not None:
+                raise RuleViolation(
+                    "4.4", f"{s.name(seat)} cannot be dealt a {label(bean)}: {short}"
+                )
+            taken[bean] += 1
+    d.emit(ev.CardsDealt([list(hand) for hand in c.hands]))
+
+
+def _duel_step(s: GameState, seat: int, phase: Phase, doing: str) -> None:
+    if not s.ruleset.duel:
+        raise RuleViolation("11.2", f"{s.name(seat)} cannot {doing}: that is a bean-duel step")
+    if s.phase is not phase:
+        raise RuleViolation("11.2", f"{s.name(seat)} cannot {doing} now (turn step: {s.phase})")
+    _require_active(s, seat, "11.2", doing)
+
+
+def _discard_offered(d: _Decision, c: cmd.DiscardOffered) -> None:
+    s = d.state
+    _duel_step(s, c.seat, Phase.RESOLVE_OFFER, "discard an offered card")
+    if c.bean not in s.duel_offer:
+        raise RuleViolation(
+            "11.2", f"the offer holds no {label(c.bean)} (offered: {beans_text(s.duel_offer)})"
+        )
+    d.emit(ev.OfferedCardDiscarded(c.seat, c.bean))
+
+
+def _discard_from_hand(d: _Decision, c: cmd.DiscardFromHand) -> None:
+    s = d.state
+    _duel_step(s, c.seat, Phase.PLANT, "discard a hand card")
+    if s.hand_discarded:
+        raise RuleViolation("11.2", f"{s.name(c.seat)} may discard only one hand card per turn")
+    if s.planted == 0 and s.players[c.seat].hand:
+        raise RuleViolation("11.2", f"{s.name(c.seat)} discards only after planting the front card")
+    (bean,) = _hand_positions(s, c.seat, [c.position])
+    d.emit(ev.HandCardDiscarded(c.seat, c.position, bean))
+
+
+def _match_discards(d: _Decision, seat: int) -> None:
+    """Duel step 3: top discards matching a drawn card join the drawn cards (RULES §11.2, E18)."""
+    kinds = set(d.state.revealed)
+    pile = d.state.discard_pile
+    taken: list[str] = []
+    while len(taken) < len(pile) and pile[-1 - len(taken)] in kinds:
+        taken.append(pile[-1 - len(taken)])
+    if taken:
+        d.emit(ev.DiscardsMatched(seat, taken))
+
+
+def _offer_rest(d: _Decision, c: cmd.OfferRest) -> None:
+    s = d.state
+    _duel_step(s, c.seat, Phase.PLANT_DRAWN, "leave the drawn cards as an offer")
+    d.emit(ev.CardsOffered(c.seat, list(s.revealed)))
+
+
+# --- the end -------------------------------------------------------------------------------------
+
+
+def _end_game(d: _Decision) -> None:
+    """Final harvest of every field, ignoring protection and timing, then the standing (§10.6–7)."""
+    s = d.state
+    for seat, player in enumerate(s.players):
+        for index, field in enumerate(player.fields):
+            if field.bean is not None:
+                coins = coins_for(s.ruleset.meters[field.bean], field.count)
+                d.emit(ev.FieldHarvested(seat, index, field.bean, field.count, coins, True))
+    s = d.state
+    scores = [len(player.coins) for player in s.players]
+    hand_sizes = [len(player.hand) for player in s.players]
+    winners, decided_by = standing(s, scores, hand_sizes)
+    d.emit(ev.GameEnded(scores, hand_sizes, winners, decided_by))
+
+
+def standing(
+    s: GameState, scores: list[int], hand_sizes: list[int]
+) -> tuple[list[int], str | None]:
+    """The winners and the tie-break that decided (RULES §10.7), criteria in ruleset order."""
+    best = max(scores)
+    tied = [seat for seat, score in enumerate(scores) if score == best]
+    if len(tied) == 1:
+        return tied, None
+    measures: dict[str, Callable[[int], Any]] = {
+        MOST_HAND_CARDS: lambda seat: hand_sizes[seat],
+        SEAT_DISTANCE: lambda seat: (seat - s.start_seat) % len(scores),
+    }
+    for criterion in s.ruleset.tie_break:
+        measure = measures.get(criterion)
+        if measure is None:  # "shared"
+            return tied, criterion
+        top = max(measure(seat) for seat in tied)
+        tied = [seat for seat in tied if measure(seat) == top]
+        if len(tied) == 1:
+            return tied, criterion
+    return tied, "shared"
+
+
+_HANDLERS: dict[type[cmd.Command], Callable[[_Decision, Any], None]] = {
+    cmd.Deal: _deal,
+    cmd.Plant: _plant,
+    cmd.Reveal: _reveal,
+    cmd.Offer: _offer,
+    cmd.Accept: _accept,
+    cmd.Decline: _decline,
+    cmd.Withdraw: _withdraw,
+    cmd.EndTrading: _end_trading,
+    cmd.Harvest: _harvest_command,
+    cmd.BuyField: _buy_field,
+    cmd.Draw: _draw,
+    cmd.DiscardOffered: _discard_offered,
+    cmd.DiscardFromHand: _discard_from_hand,
+    cmd.OfferRest: _offer_rest,
+}

@@ -1,0 +1,83 @@
+"""The service's one exception hierarchy; every layer maps these to its own surface."""
+
+from __future__ import annotations
+
+SECTIONS: dict[str, str] = {
+    "2": "player count",
+    "3.4": "dealing",
+    "4.1": "hand order",
+    "4.3": "fields",
+    "4.4": "every card exists once",
+    "5": "turn order",
+    "5.1": "phase 1: plant from the hand",
+    "5.1.2": "phase 1: the front card first",
+    "5.1.3": "phase 1: at most two cards",
+    "5.2": "phase 2: reveal and trade",
+    "5.3": "phase 3: plant traded cards",
+    "5.4": "phase 4: draw",
+    "6.1": "trading: the active player is a party",
+    "6.2": "trading: what the active player may give",
+    "6.3": "trading: what other players may give",
+    "6.4": "trading: cards that cannot be traded",
+    "6.5": "trading: quantities",
+    "6.6": "trading: consent",
+    "7.1": "planting: one bean type per field",
+    "8.1": "harvest timing",
+    "8.2": "harvest the whole field",
+    "8.3": "bean protection",
+    "9.1": "third bean field: once per game",
+    "9.2": "third bean field: price",
+    "9.4": "third bean field: not for sale",
+    "10": "end of the game",
+    "10.1": "draw pile",
+    "11.1": "bean duel",
+    "11.2": "bean duel: turn steps",
+    "11.5": "bean duel: third field timing",
+    "12.1": "house rules",
+    "15": "rulesets",
+}
+"""Short titles of the RULES.md sections that rule violations cite."""
+
+
+class BohnanzaError(Exception):
+    """Base of every error this service raises on purpose."""
+
+
+class RuleViolation(BohnanzaError):
+    """A well-formed command the rules forbid in this situation.
+
+    The message names the RULES section and says who, what and why, e.g.
+    `RULES §8.3 (bean protection): Ana cannot harvest field 1 (1 Chili) while field 2 holds 4 Blue`.
+    """
+
+    def __init__(self, section: str, sentence: str) -> None:
+        self.section = section
+        self.title = SECTIONS[section]
+        self.sentence = sentence
+        super().__init__(f"RULES §{section} ({self.title}): {sentence}")
+
+    @property
+    def rule(self) -> str:
+        """The citation alone, e.g. "RULES §8.3"."""
+        return f"RULES §{self.section}"
+
+
+class MalformedCommand(BohnanzaError):
+    """A command that does not make sense in any situation: unknown seat, bad index, unknown bean,
+    missing or mistyped field."""
+
+
+class InvalidRuleset(BohnanzaError):
+    """An unknown preset, option or option value, or a combination that makes no sense."""
+
+
+class NotFound(BohnanzaError):
+    """No game (or other record) with that id."""
+
+
+class Conflict(BohnanzaError):
+    """The command was based on a version of the game that is no longer current."""
+
+    def __init__(self, message: str, current_version: int | None = None) -> None:
+        self.current_version = current_version
+        super().__init__(message)

@@ -1,0 +1,269 @@
+"""Domain events: past-tense facts in the game's language (ARCHITECTURE §4).
+
+Payloads are JSON primitives only (lists, str-keyed dicts, str, int, bool, None), so a stored event
+round-trips unchanged. Each event carries what is needed to replay it without the rules or a random
+generator: the card drawn, the new order of a reshuffled pile, the coins a harvest earned.
+
+`secret` says who may see which fields; everything not listed is public. Audiences:
+"seat" (the seat named by the event's `seat` field), "proposer" (the event's `proposer`),
+"each-seat" (a list whose item i belongs to seat i) and "nobody" (no player; auditors only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Base of all game events."""
+
+    secret: ClassVar[dict[str, str]] = {}
+
+    @property
+    def kind(self) -> str:
+        return type(self).__name__
+
+    def payload(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted(Event):
+    """A game began: the fully resolved ruleset, the seats clockwise, the mode and the deck."""
+
+    ruleset: dict[str, Any]
+    seats: list[str]
+    start_seat: int
+    mode: str
+    seed: int | None
+    """Digital games: seeds the reshuffles (RULES §10.2). Secret: it predicts the deck."""
+    deck: list[str] | None
+    """Digital games: the shuffled deck, top first. Tabletop games: None (order unknown)."""
+
+    secret: ClassVar[dict[str, str]] = {"seed": "nobody", "deck": "nobody"}
+
+
+@dataclass(frozen=True, slots=True)
+class CardsDealt(Event):
+    """Each seat's opening hand, front card first (RULES §3.4)."""
+
+    hands: list[list[str]]
+
+    secret: ClassVar[dict[str, str]] = {"hands": "each-seat"}
+
+
+@dataclass(frozen=True, slots=True)
+class BeanPlanted(Event):
+    """A card went into a field. Sources: hand, trade-area, offer (duel), revealed (duel)."""
+
+    seat: int
+    bean: str
+    field: int
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardsRevealed(Event):
+    """Cards turned face up from the draw pile (phase 2; the duel's step 3)."""
+
+    seat: int
+    cards: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class TradeOffered(Event):
+    """`proposer` offers `cards` to `to` for `wants`; either side may be empty (a donation)."""
+
+    offer: int
+    proposer: int
+    to: int
+    hand: list[int]
+    """Positions (0 = front) of the offered hand cards in the proposer's hand."""
+    revealed: list[str]
+    trade_area: list[str]
+    cards: list[str]
+    wants: list[str]
+
+    secret: ClassVar[dict[str, str]] = {"hand": "proposer"}
+
+
+@dataclass(frozen=True, slots=True)
+class TradeAccepted(Event):
+    """An offer was accepted: the cards that moved, from where, and offers that lapsed with it."""
+
+    offer: int
+    proposer: int
+    acceptor: int
+    proposer_hand: list[int]
+    proposer_revealed: list[str]
+    proposer_trade_area: list[str]
+    acceptor_hand: list[int]
+    acceptor_revealed: list[str]
+    acceptor_trade_area: list[str]
+    to_acceptor: list[str]
+    to_proposer: list[str]
+    lapsed: list[int]
+    """Other open offers whose cards just moved (RULES §14 E12)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TradeDeclined(Event):
+    offer: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class TradeWithdrawn(Event):
+    offer: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class TradingEnded(Event):
+    """Phase 2 is over: face-up cards nobody took go to the active player's trade area."""
+
+    seat: int
+    kept: list[str]
+    lapsed: list[int]
+
+
+@dataclass(frozen=True, slots=True)
+class FieldHarvested(Event):
+    """A whole field was sold: `coins` cards to the coin pile, the rest to the discard pile."""
+
+    seat: int
+    field: int
+    bean: str
+    count: int
+    coins: int
+    final: bool
+    """True for the end-of-game harvest (RULES §10.6)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ThirdFieldBought(Event):
+    """A third field was bought with the top coins of the coin pile (RULES §9)."""
+
+    seat: int
+    coins: list[str]
+    """The coin cards paid, topmost first."""
+    destination: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardDrawn(Event):
+    """One card from the draw pile to the back of a hand."""
+
+    seat: int
+    bean: str
+
+    secret: ClassVar[dict[str, str]] = {"bean": "seat"}
+
+
+@dataclass(frozen=True, slots=True)
+class DeckExhausted(Event):
+    """The draw pile ran out (RULES §10.1); `final` when this exhaustion triggers the end."""
+
+    count: int
+    final: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardsReshuffled(Event):
+    """The discard pile became the new draw pile (RULES §10.2)."""
+
+    order: list[str] | None
+    """Digital games: the new pile, top first, from the game's seeded generator. Tabletop: None."""
+    size: int
+
+    secret: ClassVar[dict[str, str]] = {"order": "nobody"}
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded(Event):
+    seat: int
+    next_seat: int
+    turn: int
+    """The number of the turn that ended (the first turn is 1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded(Event):
+    """Final standing after the final harvest (RULES §10.6–10.7)."""
+
+    scores: list[int]
+    hand_sizes: list[int]
+    winners: list[int]
+    decided_by: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class OfferedCardDiscarded(Event):
+    """Duel step 1: a card the opponent left as an offer went to the discard pile."""
+
+    seat: int
+    bean: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandCardDiscarded(Event):
+    """Duel step 2: the one optional discard from anywhere in the hand (RULES §11.2)."""
+
+    seat: int
+    position: int
+    bean: str
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardsMatched(Event):
+    """Duel step 3: top cards of the discard pile matching a drawn card joined the drawn cards."""
+
+    seat: int
+    cards: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class CardsOffered(Event):
+    """Duel step 3: the drawn cards not planted are left as an offer to the opponent."""
+
+    seat: int
+    cards: list[str]
+
+
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.__name__: cls
+    for cls in (
+        GameStarted,
+        CardsDealt,
+        BeanPlanted,
+        CardsRevealed,
+        TradeOffered,
+        TradeAccepted,
+        TradeDeclined,
+        TradeWithdrawn,
+        TradingEnded,
+        FieldHarvested,
+        ThirdFieldBought,
+        CardDrawn,
+        DeckExhausted,
+        DiscardsReshuffled,
+        TurnEnded,
+        GameEnded,
+        OfferedCardDiscarded,
+        HandCardDiscarded,
+        DiscardsMatched,
+        CardsOffered,
+    )
+}
+
+
+def event_fields(cls: type[Event]) -> tuple[str, ...]:
+    """The payload field names of an event type, in declaration order."""
+    return tuple(field.name for field in fields(cls))
+
+
+def event_from_payload(kind: str, payload: dict[str, Any]) -> Event:
+    """Rebuild an event from its kind and payload (as stored or exported)."""
+    return EVENT_TYPES[kind](**payload)

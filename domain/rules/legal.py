@@ -1,0 +1,184 @@
+"""legal_commands(state, seat): what a seat may do now, for bots, user interfaces and tests.
+
+Every listed command is accepted by `decide`. Trade offers cannot be listed one by one (any cards
+for any beans), so `Legal.offer` describes their range instead; tabletop chance steps (the cards
+seen on a reveal or a draw) are described by `Legal.chance`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from . import commands as cmd
+from .state import DIGITAL, GameState, Offer, Phase
+from .table import buy_field_blocker, harvestable_fields, plant_targets, protection_blocker
+
+
+@dataclass(frozen=True, slots=True)
+class OfferRange:
+    """The offers a seat may make now: to these seats, any non-empty mix of these cards, for any
+    beans in play."""
+
+    to: tuple[int, ...]
+    hand: tuple[int, ...]
+    revealed: tuple[str, ...]
+    trade_area: tuple[str, ...]
+    wants: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChanceStep:
+    """A tabletop step waiting for the cards seen at the table: `count` cards for `kind`."""
+
+    kind: str
+    """"deal", "reveal" or "draw"."""
+    seat: int | None
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Legal:
+    commands: tuple[cmd.Command, ...]
+    offer: OfferRange | None = None
+    chance: ChanceStep | None = None
+
+    def __iter__(self) -> Iterator[cmd.Command]:
+        return iter(self.commands)
+
+    def __len__(self) -> int:
+        return len(self.commands)
+
+    def __bool__(self) -> bool:
+        return bool(self.commands or self.offer or self.chance)
+
+
+def chance_step(state: GameState) -> ChanceStep | None:
+    """The tabletop chance step the game is waiting for, if any (None in digital games)."""
+    if state.mode == DIGITAL:
+        return None
+    rules = state.ruleset
+    if state.phase is Phase.DEAL:
+        return ChanceStep("deal", None, sum(rules.deal))
+    player = state.players[state.active]
+    if state.phase is Phase.PLANT and (state.planted or not player.hand):
+        return ChanceStep("reveal", state.active, rules.reveal)
+    if state.phase is Phase.DRAW:
+        return ChanceStep("draw", state.active, rules.draw)
+    return None
+
+
+def legal_commands(state: GameState, seat: int) -> Legal:
+    """Everything `seat` may do now."""
+    if state.phase in (Phase.ENDED, Phase.DEAL):
+        return Legal(())
+    commands: list[cmd.Command] = [cmd.Harvest(seat, i) for i in harvestable_fields(state, seat)]
+    if buy_field_blocker(state, seat) is None:
+        commands.append(cmd.BuyField(seat))
+    offer = None
+    chance = None
+    active = seat == state.active
+    phase = state.phase
+    player = state.players[seat]
+    if phase is Phase.PLANT and active:
+        if state.planted < 2 and player.hand and not state.hand_discarded:
+            commands += _plants(state, seat, player.hand[0], bean_named=False)
+        if state.planted or not player.hand:
+            if state.mode == DIGITAL:
+                commands.append(cmd.Reveal(seat))
+            else:
+                chance = chance_step(state)
+            if state.ruleset.duel and not state.hand_discarded:
+                commands += [cmd.DiscardFromHand(seat, i) for i in range(len(player.hand))]
+    elif phase is Phase.RESOLVE_OFFER and active:
+        for bean in _distinct(state.duel_offer):
+            commands += _plants(state, seat, bean)
+            commands.append(cmd.DiscardOffered(seat, bean))
+    elif phase is Phase.TRADE and state.ruleset.trading:
+        if active:
+            commands.append(cmd.EndTrading(seat))
+        for open_offer in state.offers:
+            if open_offer.to == seat:
+                commands += _acceptances(state, seat, open_offer)
+                commands.append(cmd.Decline(seat, open_offer.id))
+            if open_offer.proposer == seat:
+                commands.append(cmd.Withdraw(seat, open_offer.id))
+        offer = _offer_range(state, seat)
+    elif phase is Phase.PLANT_TRADED:
+        for bean in _distinct(player.trade_area):
+            commands += _plants(state, seat, bean)
+    elif phase is Phase.PLANT_DRAWN and active:
+        for bean in _distinct(state.revealed):
+            commands += _plants(state, seat, bean)
+        commands.append(cmd.OfferRest(seat))
+    elif phase is Phase.DRAW and active:
+        if state.mode == DIGITAL:
+            commands.append(cmd.Draw(seat))
+        else:
+            chance = chance_step(state)
+    return Legal(tuple(commands), offer, chance)
+
+
+def _distinct(cards: tuple[str, ...]) -> list[str]:
+    return list(dict.fromkeys(cards))
+
+
+def _plants(
+    state: GameState, seat: int, bean: str, *, bean_named: bool = True
+) -> list[cmd.Command]:
+    targets = plant_targets(state, seat, bean)
+    if state.ruleset.implicit_harvest:
+        fields = state.players[seat].fields
+        targets += [
+            i
+            for i, field in enumerate(fields)
+            if i not in targets and protection_blocker(state, seat, i) is None
+        ]
+    named = bean if bean_named else None
+    return [cmd.Plant(seat, field, named) for field in sorted(targets)]
+
+
+def _offer_range(state: GameState, seat: int) -> OfferRange:
+    active = seat == state.active
+    others = tuple(other for other in range(len(state.players)) if other != seat)
+    player = state.players[seat]
+    return OfferRange(
+        to=others if active else (state.active,),
+        hand=tuple(range(len(player.hand))),
+        revealed=state.revealed if active else (),
+        trade_area=player.trade_area if state.ruleset.allow_retrade else (),
+        wants=state.ruleset.beans,
+    )
+
+
+def _acceptances(state: GameState, seat: int, offer: Offer) -> list[cmd.Command]:
+    """Every way `seat` can give exactly what `offer` wants."""
+    player = state.players[seat]
+    revealed = Counter(state.revealed) if seat == state.active else Counter()
+    area = Counter(player.trade_area) if state.ruleset.allow_retrade else Counter()
+    per_bean: list[list[tuple[tuple[int, ...], int, int]]] = []
+    for bean, need in Counter(offer.wants).items():
+        positions = [i for i, card in enumerate(player.hand) if card == bean]
+        ways = []
+        for from_revealed in range(min(need, revealed[bean]) + 1):
+            for from_area in range(min(need - from_revealed, area[bean]) + 1):
+                from_hand = need - from_revealed - from_area
+                ways += [
+                    (chosen, from_revealed, from_area)
+                    for chosen in itertools.combinations(positions, from_hand)
+                ]
+        if not ways:
+            return []
+        per_bean.append(ways)
+    beans = list(Counter(offer.wants))
+    result: list[cmd.Command] = []
+    for combo in itertools.product(*per_bean):
+        hand = tuple(sorted(pos for chosen, _, _ in combo for pos in chosen))
+        from_revealed = tuple(
+            b for b, (_, n, _) in zip(beans, combo, strict=True) for _ in range(n)
+        )
+        from_area = tuple(b for b, (_, _, n) in zip(beans, combo, strict=True) for _ in range(n))
+        result.append(cmd.Accept(seat, offer.id, hand, from_revealed, from_area))
+    return result

@@ -1,0 +1,205 @@
+"""The table at one moment: an immutable value that `evolve` turns into the next one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from .beans import label
+from .rulesets import Ruleset
+from .values import replaceable
+
+DIGITAL = "digital"
+TABLETOP = "tabletop"
+MODES = (DIGITAL, TABLETOP)
+
+
+class Phase(StrEnum):
+    """Where the active player's turn stands (RULES §5; the duel's steps, RULES §11.2)."""
+
+    DEAL = "deal"
+    """Tabletop only: waiting for the dealt hands to be entered."""
+    RESOLVE_OFFER = "resolve-offer"
+    """Duel step 1: plant or discard the cards the opponent left as an offer."""
+    PLANT = "plant"
+    """Phase 1 (duel step 2): plant the front card, optionally the next one."""
+    TRADE = "trade"
+    """Phase 2 after the reveal: trading and donating."""
+    PLANT_TRADED = "plant-traded"
+    """Phase 3: everyone plants the cards in their trade areas."""
+    PLANT_DRAWN = "plant-drawn"
+    """Duel step 3 after the draw: plant any of the drawn cards, offer the rest."""
+    DRAW = "draw"
+    """Phase 4 (duel step 4): the active player draws cards to the back of the hand."""
+    ENDED = "ended"
+
+
+class Field(NamedTuple):
+    """A bean field: one bean type and how many cards of it (RULES §4.3)."""
+
+    bean: str | None
+    count: int
+
+    def text(self) -> str:
+        return f"{self.count} {label(self.bean)}" if self.bean else "empty"
+
+
+EMPTY_FIELD = Field(None, 0)
+
+
+@replaceable
+@dataclass(frozen=True, slots=True)
+class Player:
+    """One seat's cards. Hands are front first; coin piles bottom first (top = last earned)."""
+
+    name: str
+    hand: tuple[str, ...]
+    fields: tuple[Field, ...]
+    trade_area: tuple[str, ...]
+    coins: tuple[str, ...]
+    bought_field: bool = False
+
+    if TYPE_CHECKING:
+
+        def replace(self, **changes: Any) -> Player: ...
+
+
+@replaceable
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """An open trade offer (RULES §6). Hand cards are named by position, so the order of the
+    hand is never in doubt; face-up and trade-area cards are interchangeable and named by bean."""
+
+    id: int
+    proposer: int
+    to: int
+    hand: tuple[int, ...]
+    revealed: tuple[str, ...]
+    trade_area: tuple[str, ...]
+    gives: tuple[str, ...]
+    """All the beans the proposer gives: hand cards by position, then face-up, then trade area."""
+    wants: tuple[str, ...]
+
+    if TYPE_CHECKING:
+
+        def replace(self, **changes: Any) -> Offer: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The final standing (RULES §10.6–10.7)."""
+
+    scores: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    winners: tuple[int, ...]
+    decided_by: str | None
+    """The tie-break that decided among equal scores; None when one player had the most coins."""
+
+
+@replaceable
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """Everything on the table, including what no player may see (the order of the draw pile).
+
+    `draw_pile` is top first in digital games; in tabletop games the order is unknown and the tuple
+    is the pile's contents as a multiset, in bean-table order."""
+
+    ruleset: Ruleset
+    mode: str
+    seed: int | None
+    start_seat: int
+    players: tuple[Player, ...]
+    draw_pile: tuple[str, ...]
+    discard_pile: tuple[str, ...]
+    """Bottom first; the last card is the top."""
+    removed: tuple[str, ...]
+    """Cards out of the game (duel third-field coins, RULES §9.3)."""
+    revealed: tuple[str, ...]
+    """The active player's face-up cards: phase 2's reveal, the duel's step-3 draw."""
+    offers: tuple[Offer, ...]
+    next_offer: int
+    duel_offer: tuple[str, ...]
+    """Cards a duel player left for the opponent (RULES §11.2 step 3)."""
+    exhaustions: int
+    reshuffles: int
+    end_triggered: bool
+    phase: Phase
+    active: int
+    turn: int
+    planted: int
+    """Cards the active player planted from the hand this turn (at most two, RULES §5.1.3)."""
+    hand_discarded: bool
+    """Whether the duel's one optional hand discard was used this turn (RULES §11.2 step 2)."""
+    result: Result | None
+
+    if TYPE_CHECKING:
+
+        def replace(self, **changes: Any) -> GameState: ...
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
+        return self  # immutable all the way down
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.ENDED
+
+    def name(self, seat: int) -> str:
+        return self.players[seat].name
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON primitives (for snapshots and audits); `from_dict` is the inverse."""
+        data: dict[str, Any] = {}
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if field.name == "ruleset":
+                value = value.to_dict()
+            elif field.name == "players":
+                value = [_player_to_dict(player) for player in value]
+            elif field.name == "offers":
+                value = [_plain(offer) for offer in value]
+            elif field.name == "result":
+                value = None if value is None else _plain(value)
+            elif isinstance(value, tuple):
+                value = list(value)
+            data[field.name] = value
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameState:
+        values = dict(data)
+        values["ruleset"] = Ruleset.from_dict(values["ruleset"])
+        values["players"] = tuple(_player_from_dict(player) for player in values["players"])
+        values["offers"] = tuple(_tupled(Offer, offer) for offer in values["offers"])
+        values["result"] = values["result"] and _tupled(Result, values["result"])
+        values["phase"] = Phase(values["phase"])
+        for key in ("draw_pile", "discard_pile", "removed", "revealed", "duel_offer"):
+            values[key] = tuple(values[key])
+        return cls(**values)
+
+
+def _plain(obj: Any) -> dict[str, Any]:
+    return {
+        f.name: list(getattr(obj, f.name))
+        if isinstance(getattr(obj, f.name), tuple)
+        else getattr(obj, f.name)
+        for f in fields(obj)
+    }
+
+
+def _tupled(cls: type, data: dict[str, Any]) -> Any:
+    return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+
+
+def _player_to_dict(player: Player) -> dict[str, Any]:
+    data = _plain(player)
+    data["fields"] = [list(field) for field in player.fields]
+    return data
+
+
+def _player_from_dict(data: dict[str, Any]) -> Player:
+    player = _tupled(Player, data)
+    fields_ = tuple(Field(bean, count) for bean, count in data["fields"])
+    return Player(
+        player.name, player.hand, fields_, player.trade_area, player.coins, player.bought_field
+    )

@@ -1,0 +1,69 @@
+"""One storage setting, `BOHNANZA_DATABASE_URL`, mapped to the `eventsourcing` persistence env.
+
+- unset: a SQLite file in the data directory (created on first use);
+- `sqlite:///relative/file.db`, `sqlite:////absolute/file.db`: that SQLite file;
+- `postgresql://user:password@host:port/dbname` (also `postgres://`, `postgresql+psycopg://`),
+  optional `?schema=name`: PostgreSQL through psycopg 3;
+- `memory://`: the in-memory store (tests, throw-away demos; one process only).
+
+Nothing here reads the process environment: callers pass the URL in (ARCHITECTURE §2).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from .rules.errors import BohnanzaError
+
+DATABASE_FILE = "bohnanza.sqlite3"
+
+
+class StorageConfigError(BohnanzaError):
+    """A database URL this service cannot use."""
+
+
+def default_database_url(data_dir: Path) -> str:
+    """The SQLite file used when no URL is configured."""
+    return f"sqlite:///{(data_dir / DATABASE_FILE).resolve()}"
+
+
+def persistence_env(database_url: str) -> dict[str, str]:
+    """The `eventsourcing` environment variables for a database URL."""
+    parts = urlsplit(database_url)
+    scheme = parts.scheme.lower()
+    if scheme == "memory":
+        return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+    if scheme == "sqlite":
+        path = unquote(parts.path)
+        if path.startswith("/"):
+            path = path[1:]  # as SQLAlchemy: sqlite:///relative.db, sqlite:////absolute.db
+        if not path or path == ":memory:":
+            raise StorageConfigError(
+                "an in-memory SQLite database lives and dies with one connection; use memory://"
+            )
+        return {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_DBNAME": str(Path(path).expanduser()),
+            "SQLITE_LOCK_TIMEOUT": "10",
+        }
+    if scheme in ("postgresql", "postgres", "postgresql+psycopg"):
+        if not parts.path.strip("/"):
+            raise StorageConfigError(f"the PostgreSQL URL names no database: {database_url}")
+        query = parse_qs(parts.query)
+        return {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "POSTGRES_DBNAME": unquote(parts.path.strip("/")),
+            "POSTGRES_HOST": parts.hostname or "127.0.0.1",
+            "POSTGRES_PORT": str(parts.port or 5432),
+            "POSTGRES_USER": unquote(parts.username or "postgres"),
+            "POSTGRES_PASSWORD": unquote(parts.password or ""),
+            "POSTGRES_SCHEMA": query.get("schema", ["public"])[0],
+            "POSTGRES_POOL_SIZE": query.get("pool_size", ["2"])[0],
+            "POSTGRES_MAX_OVERFLOW": query.get("max_overflow", ["6"])[0],
+            "POSTGRES_LOCK_TIMEOUT": "5",
+            "POSTGRES_PRE_PING": "y",
+        }
+    raise StorageConfigError(
+        f"unsupported database URL {database_url!r}: use sqlite:///file, postgresql://… or memory://"
+    )
