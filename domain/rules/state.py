@@ -63,6 +63,8 @@ class Player:
     if TYPE_CHECKING:
 
         def replace(self, **changes: Any) -> Player: ...
+        @staticmethod
+        def build(*values: Any) -> Player: ...
 
 
 @replaceable
@@ -84,6 +86,8 @@ class Offer:
     if TYPE_CHECKING:
 
         def replace(self, **changes: Any) -> Offer: ...
+        @staticmethod
+        def build(*values: Any) -> Offer: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +140,8 @@ class GameState:
     if TYPE_CHECKING:
 
         def replace(self, **changes: Any) -> GameState: ...
+        @staticmethod
+        def build(*values: Any) -> GameState: ...
 
     def __deepcopy__(self, memo: dict[int, Any]) -> GameState:
         return self  # immutable all the way down

@@ -1,0 +1,32 @@
+# Developer shortcuts. The README's two commands need nothing but Python 3.11; these need make.
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: install run test lint format bench ci
+
+$(VENV)/bin/bohnanza: pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q -e '.[dev]'
+	touch $@
+
+install: $(VENV)/bin/bohnanza
+
+run: install
+	$(VENV)/bin/bohnanza play --players Ana,Ben,Cleo
+
+test: install
+	$(VENV)/bin/pytest
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+bench: install
+	$(PY) bench/engine.py
+
+ci:
+	.ci/run

@@ -1,0 +1,238 @@
+"""The `bohnanza` command line: play bot games, list and show stored games, describe rulesets."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from uuid import UUID
+
+import click
+
+from domain.application import Bohnanza
+from domain.bots import BOTS, Table
+from domain.rules import events as ev
+from domain.rules.errors import BohnanzaError, NotFound
+from domain.rules.evolve import fold
+from domain.rules.notation import describe, draw_table
+from domain.rules.rulesets import DEFAULT_PRESET, OPTIONS, PRESETS, resolve_ruleset
+
+from .settings import Settings
+
+
+@contextmanager
+def _open(ctx: click.Context) -> Iterator[Bohnanza]:
+    settings: Settings = ctx.obj
+    try:
+        app = Bohnanza.from_url(settings.database_url)
+    except BohnanzaError as error:
+        raise click.ClickException(str(error)) from None
+    try:
+        yield app
+    finally:
+        app.close()
+
+
+def _option_value(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--option")
+        options[name.strip().replace("-", "_")] = _option_value(value.strip())
+    return options
+
+
+def _find_game(app: Bohnanza, ref: str) -> UUID:
+    """A game by full id or by a unique prefix of it."""
+    try:
+        return UUID(ref)
+    except ValueError:
+        pass
+    matches = [summary.game_id for summary in app.games() if str(summary.game_id).startswith(ref)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise click.ClickException(f"no game with an id starting {ref!r}; see `bohnanza games`")
+    raise click.ClickException(f"{len(matches)} games start with {ref!r}; give more of the id")
+
+
+@click.group()
+@click.option(
+    "--database-url",
+    envvar="BOHNANZA_DATABASE_URL",
+    help="sqlite:///file, postgresql://user@host/db or memory:// "
+    "[default: a SQLite file in $BOHNANZA_DATA_DIR]",
+)
+@click.pass_context
+def main(ctx: click.Context, database_url: str | None) -> None:
+    """Record, play and replay games of Bohnanza."""
+    settings = Settings.from_env()
+    if database_url:
+        settings = Settings(database_url=database_url, data_dir=settings.data_dir)
+    ctx.obj = settings
+
+
+@main.command()
+@click.option("--players", required=True, help="Seat names in clockwise order, e.g. Ana,Ben,Cleo")
+@click.option(
+    "--ruleset", default=DEFAULT_PRESET, show_default=True, type=click.Choice(list(PRESETS))
+)
+@click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="Ruleset option.")
+@click.option("--seed", type=int, help="Seed for the shuffles and the bots [default: random].")
+@click.option(
+    "--bots",
+    default="greedy",
+    show_default=True,
+    help="greedy or random, or one per seat: greedy,random,greedy",
+)
+@click.option("--start-seat", default=0, show_default=True, help="Seat that plays first (0-based).")
+@click.option("--show-hidden/--public", default=False, help="Print drawn cards and hands.")
+@click.option("--quiet", is_flag=True, help="Print only the game id and the result.")
+@click.pass_context
+def play(
+    ctx: click.Context,
+    players: str,
+    ruleset: str,
+    options: tuple[str, ...],
+    seed: int | None,
+    bots: str,
+    start_seat: int,
+    show_hidden: bool,
+    quiet: bool,
+) -> None:
+    """Play a complete game between bots, store it and print what happened."""
+    names = [name.strip() for name in players.split(",") if name.strip()]
+    kinds = [kind.strip() for kind in bots.split(",")]
+    if len(kinds) == 1:
+        kinds *= len(names)
+    unknown = [kind for kind in kinds if kind not in BOTS]
+    if unknown or len(kinds) != len(names):
+        raise click.BadParameter(
+            f"give one bot kind ({', '.join(BOTS)}) or one per seat", param_hint="--bots"
+        )
+    seed = random.randrange(2**31) if seed is None else seed
+    with _open(ctx) as app:
+        try:
+            outcome = app.start_game(
+                names,
+                preset=ruleset,
+                options=_parse_options(options),
+                start_seat=start_seat,
+                seed=seed,
+            )
+        except BohnanzaError as error:
+            raise click.ClickException(str(error)) from None
+        state = fold(outcome.facts)
+        click.echo(f"Game {outcome.game_id} — {ruleset}, {len(names)} players, seed {seed}")
+        if not quiet:
+            for fact in outcome.facts:
+                click.echo(f"  {describe(fact, names, show_hidden=show_hidden)}")
+        table = Table([BOTS[kind]() for kind in kinds], random.Random(seed))
+        turn = 0
+        while not state.is_over:
+            if not quiet and state.turn != turn:
+                turn = state.turn
+                click.echo(f"— Turn {turn}: {state.name(state.active)} —")
+            outcome = app.execute(outcome.game_id, table.next_command(state))
+            state = fold(outcome.facts, state)
+            if not quiet:
+                for fact in outcome.facts:
+                    click.echo(f"  {describe(fact, names, show_hidden=show_hidden)}")
+        final = outcome.facts[-1]
+        assert isinstance(final, ev.GameEnded)
+        if quiet:
+            click.echo(describe(final, names))
+        click.echo(f"Stored as {outcome.game_id} ({outcome.version} events)")
+
+
+@main.command()
+@click.pass_context
+def games(ctx: click.Context) -> None:
+    """List stored games, oldest first."""
+    with _open(ctx) as app:
+        summaries = app.games()
+    if not summaries:
+        click.echo("No games stored yet. Try: bohnanza play --players Ana,Ben,Cleo")
+        return
+    for summary in summaries:
+        if summary.ended and summary.scores is not None and summary.winners is not None:
+            winners = " and ".join(summary.seats[seat] for seat in summary.winners)
+            status = f"ended, {winners} won ({'-'.join(map(str, summary.scores))})"
+        else:
+            status = "in progress"
+        click.echo(
+            f"{summary.game_id}  {summary.started_at:%Y-%m-%d %H:%M}  {summary.preset:<10} "
+            f"{summary.mode:<8} {', '.join(summary.seats)} — {status}"
+        )
+
+
+@main.command()
+@click.argument("game")
+@click.option("--show-hidden/--public", default=True, help="Include hands and drawn cards.")
+@click.pass_context
+def show(ctx: click.Context, game: str, show_hidden: bool) -> None:
+    """Print a game's table and its event log in readable form (GAME: id or id prefix)."""
+    with _open(ctx) as app:
+        game_id = _find_game(app, game)
+        try:
+            recorded = app.recorded_facts(game_id)
+        except NotFound as error:
+            raise click.ClickException(str(error)) from None
+    first = recorded[0].fact
+    assert isinstance(first, ev.GameStarted)
+    names = first.seats
+    state = fold([r.fact for r in recorded])
+    click.echo(f"Game {game_id}")
+    click.echo(draw_table(state))
+    click.echo("")
+    for r in recorded:
+        line = describe(r.fact, names, show_hidden=show_hidden)
+        click.echo(f"{r.version:>5}  {r.recorded_at:%H:%M:%S}  {line}")
+
+
+@main.command()
+def rulesets() -> None:
+    """Describe every preset and option (generated from the data the engine uses)."""
+    for preset in PRESETS.values():
+        counts = preset.player_counts
+        click.echo(f"{preset.id}  ({counts[0]}–{counts[-1]} players; {preset.source})")
+        click.echo(f"    {preset.description}")
+        for players in counts:
+            rules = resolve_ruleset(preset.id, players)
+            third = (
+                f"third field {rules.third_field_cost} coins → {rules.third_field_coins_to}"
+                if rules.third_field
+                else "no third field for sale"
+            )
+            click.echo(
+                f"    {players}p: {rules.deck_size} cards ({len(rules.beans)} types), deal "
+                f"{'/'.join(map(str, rules.deal))}, {rules.fields_at_start} fields, {third}, "
+                f"reveal {rules.reveal}, draw {rules.draw}, ends on exhaustion "
+                f"{rules.end_on_exhaustion}, tie-break {' > '.join(rules.tie_break)}"
+            )
+    click.echo("")
+    click.echo("Options (--option NAME=VALUE; defaults come from the preset):")
+    for option in OPTIONS.values():
+        choices = " | ".join(
+            json.dumps(choice) if not isinstance(choice, str) else choice
+            for choice in option.choices
+        )
+        duel = " (bean duel only)" if option.duel_only else ""
+        listing = " (a list, in order)" if option.is_list else ""
+        click.echo(f"  {option.name}{duel}  RULES §{option.section}")
+        click.echo(f"      {option.description}")
+        click.echo(f"      values{listing}: {choices}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""Text for people: one line per event, and the table drawn as text.
+
+`describe(event, names)` gives the public one-line summary (a drawn card is "a card" unless
+`show_hidden`); `draw_table(state)` renders the table for the CLI and for tests' failure messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from . import events as ev
+from .beans import beans_text, label
+from .state import GameState
+from .table import field_name
+
+
+def _ordinal(n: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+
+
+def describe(event: ev.Event, names: Sequence[str], *, show_hidden: bool = False) -> str:
+    """One line saying what happened, e.g. "Ana harvests field 1 (6 Blue) → 2 coins"."""
+
+    def who(seat: int) -> str:
+        return names[seat]
+
+    match event:
+        case ev.GameStarted():
+            preset = event.ruleset["preset"]
+            return (
+                f"Game started: {', '.join(event.seats)} ({preset}, {event.mode}); "
+                f"{names[event.start_seat]} starts"
+            )
+        case ev.CardsDealt():
+            if show_hidden:
+                hands = "; ".join(
+                    f"{who(seat)}: {' '.join(label(b) for b in hand)}"
+                    for seat, hand in enumerate(event.hands)
+                )
+                return f"Cards dealt — {hands}"
+            sizes = ", ".join(f"{who(seat)} {len(hand)}" for seat, hand in enumerate(event.hands))
+            return f"Cards dealt ({sizes})"
+        case ev.BeanPlanted():
+            source = {
+                "hand": "from the hand",
+                "trade-area": "from the trade area",
+                "offer": "from the offer",
+                "revealed": "from the drawn cards",
+            }[event.source]
+            return f"{who(event.seat)} plants {label(event.bean)} {source} in {field_name(event.field)}"
+        case ev.CardsRevealed():
+            return f"{who(event.seat)} reveals {beans_text(event.cards)}"
+        case ev.TradeOffered():
+            gives = beans_text(event.cards) if event.cards else "nothing"
+            wants = beans_text(event.wants) if event.wants else "nothing"
+            return (
+                f"#{event.offer} {who(event.proposer)} offers {who(event.to)} {gives} for {wants}"
+            )
+        case ev.TradeAccepted():
+            lapsed = (
+                f" (lapsed: {', '.join(f'#{o}' for o in event.lapsed)})" if event.lapsed else ""
+            )
+            return (
+                f"#{event.offer} {who(event.acceptor)} accepts: {who(event.proposer)} gets "
+                f"{beans_text(event.to_proposer)}, {who(event.acceptor)} gets "
+                f"{beans_text(event.to_acceptor)}{lapsed}"
+            )
+        case ev.TradeDeclined():
+            return f"#{event.offer} {who(event.seat)} declines"
+        case ev.TradeWithdrawn():
+            return f"#{event.offer} {who(event.seat)} withdraws the offer"
+        case ev.TradingEnded():
+            kept = f"; keeps {beans_text(event.kept)}" if event.kept else ""
+            return f"{who(event.seat)} ends trading{kept}"
+        case ev.FieldHarvested():
+            final = "final harvest: " if event.final else ""
+            coins = f"{event.coins} coin{'s' if event.coins != 1 else ''}"
+            return (
+                f"{final}{who(event.seat)} harvests {field_name(event.field)} "
+                f"({event.count} {label(event.bean)}) → {coins}"
+            )
+        case ev.ThirdFieldBought():
+            where = "the discard pile" if event.destination == "discard-pile" else "out of the game"
+            return f"{who(event.seat)} buys a third field for {len(event.coins)} coins ({where})"
+        case ev.CardDrawn():
+            card = label(event.bean) if show_hidden else "a card"
+            return f"{who(event.seat)} draws {card}"
+        case ev.DeckExhausted():
+            end = " — the game ends" if event.final else ""
+            return f"The draw pile is exhausted for the {_ordinal(event.count)} time{end}"
+        case ev.DiscardsReshuffled():
+            return f"The discard pile ({event.size} cards) is shuffled into a new draw pile"
+        case ev.TurnEnded():
+            return f"{who(event.seat)}'s turn {event.turn} ends; {who(event.next_seat)} is next"
+        case ev.GameEnded():
+            scores = ", ".join(f"{who(s)} {score}" for s, score in enumerate(event.scores))
+            winners = " and ".join(who(s) for s in event.winners)
+            how = f" (tie broken by {event.decided_by})" if event.decided_by else ""
+            verb = "wins" if len(event.winners) == 1 else "share the win"
+            return f"Game over — {scores}; {winners} {verb}{how}"
+        case ev.OfferedCardDiscarded():
+            return f"{who(event.seat)} discards the offered {label(event.bean)}"
+        case ev.HandCardDiscarded():
+            return f"{who(event.seat)} discards {label(event.bean)} from hand position {event.position + 1}"
+        case ev.DiscardsMatched():
+            return f"{who(event.seat)} adds {beans_text(event.cards)} from the discard pile"
+        case ev.CardsOffered():
+            cards = beans_text(event.cards) if event.cards else "nothing"
+            return f"{who(event.seat)} leaves {cards} as an offer"
+    return event.kind
+
+
+def draw_table(state: GameState) -> str:
+    """The whole table as text, hidden cards included (for recorders, audits and tests)."""
+    rules = state.ruleset
+    lines = [
+        f"{rules.preset}, {rules.players} players, {state.mode}; turn {state.turn}, "
+        f"{state.name(state.active)} active, phase {state.phase}",
+        f"draw pile {len(state.draw_pile)} · discard pile {len(state.discard_pile)}"
+        + (f" (top {label(state.discard_pile[-1])})" if state.discard_pile else "")
+        + f" · exhausted {state.exhaustions}/{rules.end_on_exhaustion}",
+    ]
+    if state.revealed:
+        lines.append(f"face up: {beans_text(state.revealed)}")
+    if state.duel_offer:
+        lines.append(f"offer: {beans_text(state.duel_offer)}")
+    for offer in state.offers:
+        lines.append(
+            f"offer #{offer.id}: {state.name(offer.proposer)} → {state.name(offer.to)}: "
+            f"{beans_text(offer.gives)} for {beans_text(offer.wants)}"
+        )
+    for seat, player in enumerate(state.players):
+        fields = " | ".join(field.text() for field in player.fields)
+        hand = " ".join(label(bean) for bean in player.hand) or "—"
+        lines.append(f"{'*' if seat == state.active else ' '} {player.name}: [{fields}]")
+        lines.append(f"    hand: {hand}")
+        lines.append(
+            f"    coins: {len(player.coins)}"
+            + (f" · trade area: {beans_text(player.trade_area)}" if player.trade_area else "")
+        )
+    return "\n".join(lines)
