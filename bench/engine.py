@@ -18,20 +18,17 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from domain.application import Bohnanza  # noqa: E402
-from domain.bots import simulate  # noqa: E402
-from domain.rules import events as ev  # noqa: E402
-from domain.rules.decide import decide  # noqa: E402
-from domain.rules.evolve import evolve, fold  # noqa: E402
-from domain.rules.transcript import commands_from_facts  # noqa: E402
+from domain.application import Bohnanza
+from domain.bots import simulate
+from domain.rules import events as ev
+from domain.rules.decide import decide
+from domain.rules.evolve import evolve, fold
+from domain.rules.transcript import commands_from_facts
 
 PLAYERS = 5
 SEED = 5  # random bots, seed 5: a 5-player game of about 1,200 events

@@ -51,19 +51,31 @@ def persistence_env(database_url: str) -> dict[str, str]:
         if not parts.path.strip("/"):
             raise StorageConfigError(f"the PostgreSQL URL names no database: {database_url}")
         query = parse_qs(parts.query)
+        try:
+            port = parts.port or 5432
+        except ValueError as error:  # urlsplit checks the port only when asked for it
+            raise StorageConfigError(f"the PostgreSQL URL has a bad port: {error}") from None
         return {
             "PERSISTENCE_MODULE": "eventsourcing.postgres",
             "POSTGRES_DBNAME": unquote(parts.path.strip("/")),
             "POSTGRES_HOST": parts.hostname or "127.0.0.1",
-            "POSTGRES_PORT": str(parts.port or 5432),
+            "POSTGRES_PORT": str(port),
             "POSTGRES_USER": unquote(parts.username or "postgres"),
             "POSTGRES_PASSWORD": unquote(parts.password or ""),
             "POSTGRES_SCHEMA": query.get("schema", ["public"])[0],
-            "POSTGRES_POOL_SIZE": query.get("pool_size", ["2"])[0],
-            "POSTGRES_MAX_OVERFLOW": query.get("max_overflow", ["6"])[0],
+            "POSTGRES_POOL_SIZE": _count(query, "pool_size", "2"),
+            "POSTGRES_MAX_OVERFLOW": _count(query, "max_overflow", "6"),
             "POSTGRES_LOCK_TIMEOUT": "5",
             "POSTGRES_PRE_PING": "y",
         }
     raise StorageConfigError(
         f"unsupported database URL {database_url!r}: use sqlite:///file, postgresql://… or memory://"
     )
+
+
+def _count(query: dict[str, list[str]], name: str, default: str) -> str:
+    """A whole-number query parameter, checked here rather than failing later inside the pool."""
+    value = query.get(name, [default])[0]
+    if not (value.isascii() and value.isdigit()):
+        raise StorageConfigError(f"{name} must be a whole number, not {value!r}")
+    return value

@@ -370,6 +370,8 @@ def _draw_cards(
                 break
     if batch:
         emit_batch(batch)
+    if named is not None and len(named) != taken and taken == owed:
+        raise RuleViolation("10.1", f"{s.name(seat)} must {what} {owed} cards, not {len(named)}")
     if named is not None and len(named) != taken:
         raise RuleViolation(
             "10.1",
