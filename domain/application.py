@@ -6,6 +6,7 @@ is one method: start a game, execute a command, read a game's state or facts, li
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -15,7 +16,13 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError, JSONTranscoder, Transcoding
+from eventsourcing.persistence import (
+    IntegrityError,
+    JSONTranscoder,
+    PersistenceError,
+    Transcoding,
+)
+from eventsourcing.utils import Environment
 
 from .aggregate import STORED_TYPES, Game, StoredFact
 from .rules import events as ev
@@ -29,6 +36,8 @@ from .storage import persistence_env
 
 SNAPSHOT_INTERVAL = 100
 COMMAND_RETRIES = 3
+
+log = logging.getLogger(__name__)
 
 
 class GameStateAsDict(Transcoding):
@@ -91,8 +100,9 @@ class Bohnanza(Application):
         "AGGREGATE_CACHE_MAXSIZE": "1000",
         "AGGREGATE_CACHE_FASTFORWARD": "y",
     }
-    snapshotting_intervals = {Game: SNAPSHOT_INTERVAL}  # noqa: RUF012 (library API)
-    snapshotting_projectors = {Game: project_game}  # noqa: RUF012 (library API)
+    is_snapshotting_enabled = True
+    """Snapshots are taken by `execute` after a command is stored (`_snapshot`), not inside the
+    library's `save`: a failed snapshot must not turn a stored command into an error or a retry."""
     log_section_size = 500
 
     @classmethod
@@ -102,6 +112,11 @@ class Bohnanza(Application):
         if "SQLITE_DBNAME" in env:
             Path(env["SQLITE_DBNAME"]).parent.mkdir(parents=True, exist_ok=True)
         return cls(env={**env, **extra_env})
+
+    def construct_env(self, name: str, env: Mapping[str, str] | None = None) -> Environment:
+        """Only the class defaults and the given env: configuration is read in one place (the
+        CLI or app factory), never from this process's environment behind the caller's back."""
+        return Environment(name, {**type(self).env, "IS_SNAPSHOTTING_ENABLED": "y", **(env or {})})
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         super().register_transcodings(transcoder)
@@ -144,6 +159,7 @@ class Bohnanza(Application):
                     f"the game is at version {game.version}, not {expected_version}",
                     game.version,
                 )
+            before = game.version
             facts = game.execute(command)
             try:
                 recordings = self.save(game)
@@ -151,12 +167,23 @@ class Bohnanza(Application):
                 if expected_version is not None:
                     raise Conflict(
                         f"another command was stored first at version {expected_version + 1}",
-                        None,
+                        self.game(game_id).version,
                     ) from None
                 continue
+            self._snapshot(game_id, before, game.version)
             position = recordings[-1].notification.id if recordings else None
             return Outcome(game.id, game.version, facts, position)
         raise Conflict(f"the game kept changing; {COMMAND_RETRIES} attempts failed", None)
+
+    def _snapshot(self, game_id: UUID, before: int, after: int) -> None:
+        """Snapshot every SNAPSHOT_INTERVAL-th version this command reached. Best effort: the
+        command is stored already, and a snapshot only makes later loads faster."""
+        for version in range(before + 1, after + 1):
+            if version % SNAPSHOT_INTERVAL == 0:
+                try:
+                    self.take_snapshot(game_id, version=version, projector_func=project_game)
+                except PersistenceError:
+                    log.warning("snapshot of game %s at version %d failed", game_id, version)
 
     # --- queries -------------------------------------------------------------------------------
 

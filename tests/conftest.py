@@ -1,0 +1,125 @@
+"""Fixtures for the stores every storage test runs on: in-memory, a SQLite file and PostgreSQL.
+
+PostgreSQL: each test session creates a database `bohnanza_test_<random>` on the server named by
+`BOHNANZA_TEST_POSTGRES_URL` and drops it at the end; each store inside it is a fresh schema, so
+tests never see each other's games. An unreachable server skips those tests locally and fails
+them when `CI=true`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from domain.application import Bohnanza
+from domain.storage import persistence_env
+
+POSTGRES_URL_VARIABLE = "BOHNANZA_TEST_POSTGRES_URL"
+DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+STORES = ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+SHARED_STORES = STORES[1:]
+"""Stores that several Application instances (processes) can open at once."""
+
+
+class PostgresTestDatabase:
+    """A database made for this test session; hands out one fresh schema per store."""
+
+    def __init__(self, server_url: str, name: str, connection: psycopg.Connection) -> None:
+        parts = urlsplit(server_url)
+        self.url = urlunsplit(parts._replace(path=f"/{name}", query=""))
+        self.connection = connection
+        self.schemas = itertools.count(1)
+
+    def new_store_url(self) -> str:
+        schema = f"store_{next(self.schemas)}"
+        self.connection.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        return f"{self.url}?schema={schema}"
+
+
+def _connect(url: str, dbname: str | None = None) -> psycopg.Connection:
+    env = persistence_env(url)
+    return psycopg.connect(
+        host=env["POSTGRES_HOST"],
+        port=int(env["POSTGRES_PORT"]),
+        user=env["POSTGRES_USER"],
+        password=env["POSTGRES_PASSWORD"],
+        dbname=dbname or env["POSTGRES_DBNAME"],
+        autocommit=True,
+        connect_timeout=5,
+    )
+
+
+def _without_password(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")))
+
+
+@pytest.fixture(scope="session")
+def postgres_database() -> Iterator[PostgresTestDatabase]:
+    """A fresh PostgreSQL database for this session, dropped (even if still in use) at the end."""
+    server_url = os.environ.get(POSTGRES_URL_VARIABLE, DEFAULT_POSTGRES_URL)
+    try:
+        admin = _connect(server_url)
+    except psycopg.OperationalError as error:
+        reason = (
+            f"PostgreSQL at {_without_password(server_url)} is unreachable "
+            f"(set {POSTGRES_URL_VARIABLE} to another server): {' '.join(str(error).split())}"
+        )
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(reason, pytrace=False)
+        pytest.skip(reason)
+    name = f"bohnanza_test_{secrets.token_hex(6)}"
+    drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+    try:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        with _connect(server_url, dbname=name) as connection:
+            yield PostgresTestDatabase(server_url, name, connection)
+    finally:
+        admin.execute(drop)
+        admin.close()
+
+
+def _store_url(request: pytest.FixtureRequest, kind: str, directory: Path) -> str:
+    if kind == "memory":
+        return "memory://"
+    if kind == "sqlite":
+        return f"sqlite:///{directory / 'bohnanza.sqlite3'}"
+    return request.getfixturevalue("postgres_database").new_store_url()
+
+
+@pytest.fixture(params=STORES)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty store of each kind."""
+    return _store_url(request, request.param, tmp_path)
+
+
+@pytest.fixture(params=SHARED_STORES)
+def shared_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty store that several Application instances can open, as separate processes do."""
+    return _store_url(request, request.param, tmp_path)
+
+
+@pytest.fixture(scope="module", params=STORES)
+def module_database_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> str:
+    """An empty store of each kind, kept for a whole test module (for data costly to record)."""
+    return _store_url(request, request.param, tmp_path_factory.mktemp("store"))
+
+
+@pytest.fixture
+def app(database_url: str) -> Iterator[Bohnanza]:
+    """The application on an empty store, closed after the test."""
+    with Bohnanza.from_url(database_url) as application:
+        yield application

@@ -1,0 +1,551 @@
+"""The Bohnanza application on real stores: what is recorded, how it reads back, and what
+concurrent commands do. Every test runs on each store (in-memory, SQLite file, PostgreSQL);
+tests that need two Application instances on one store, as two processes have, run on the
+stores that allow it."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from uuid import UUID, uuid4
+
+import pytest
+from eventsourcing.persistence import OperationalError
+
+from domain.application import SNAPSHOT_INTERVAL, Bohnanza, Outcome
+from domain.rules import commands as cmd
+from domain.rules import events as ev
+from domain.rules import fold, legal_commands, resolve_ruleset
+from domain.rules.beans import BASE_BEANS
+from domain.rules.errors import Conflict, NotFound, RuleViolation
+from domain.rules.state import GameState
+from domain.storage import StorageConfigError, default_database_url, persistence_env
+
+SEATS = ["Ana", "Ben", "Cleo"]
+MAX_COMMANDS = 5_000
+
+
+def moves(state: GameState) -> list[cmd.Command]:
+    """Every listed legal command of every seat. Offers are never listed one by one (only their
+    range), so random play cannot trade forever."""
+    return [
+        command for seat in range(len(state.players)) for command in legal_commands(state, seat)
+    ]
+
+
+def play_to_end(
+    app: Bohnanza, game_id: UUID, state: GameState, rng: random.Random
+) -> list[ev.Event]:
+    """Random legal commands until the game ends; the facts they caused."""
+    facts: list[ev.Event] = []
+    for _ in range(MAX_COMMANDS):
+        if state.is_over:
+            return facts
+        outcome = app.execute(game_id, rng.choice(moves(state)))
+        facts += outcome.facts
+        state = fold(outcome.facts, state)
+    pytest.fail(f"the game did not end within {MAX_COMMANDS} commands")
+
+
+def play_complete_game(app: Bohnanza, seats: list[str], seed: int) -> tuple[UUID, list[ev.Event]]:
+    """A game from start to end with seeded random commands; its id and every decided fact."""
+    started = app.start_game(seats, seed=seed)
+    facts = list(started.facts)
+    facts += play_to_end(app, started.game_id, fold(facts), random.Random(seed))
+    return started.game_id, facts
+
+
+def game_where_two_seats_can_harvest(
+    app: Bohnanza, seed: int = 7
+) -> tuple[UUID, cmd.Harvest, cmd.Harvest]:
+    """A 3-player game played on until two seats each have a field to harvest (legal off-turn),
+    with those two harvests."""
+    rng = random.Random(seed)
+    started = app.start_game(SEATS, seed=seed)
+    state = fold(started.facts)
+    for _ in range(MAX_COMMANDS):
+        harvests = [
+            own[0]
+            for seat in range(len(SEATS))
+            if (own := [c for c in legal_commands(state, seat) if isinstance(c, cmd.Harvest)])
+        ]
+        if len(harvests) >= 2:
+            return started.game_id, harvests[0], harvests[1]
+        others = [c for c in moves(state) if not isinstance(c, cmd.Harvest)]
+        outcome = app.execute(started.game_id, rng.choice(others or moves(state)))
+        state = fold(outcome.facts, state)
+    pytest.fail("no two seats could harvest at once")
+
+
+def stored_versions(app: Bohnanza, game_id: UUID) -> list[int]:
+    return [stored.originator_version for stored in app.recorder.select_events(game_id)]
+
+
+@contextmanager
+def loads_held_together(*apps: Bohnanza) -> Iterator[None]:
+    """Make each of two racing threads wait, after loading the game for its first attempt, until
+    the other has loaded it too: both decide on the same version and collide when storing."""
+    barrier = threading.Barrier(2, timeout=10)
+    seen = threading.local()
+    for app in {id(app): app for app in apps}.values():
+        load = app.game
+
+        def held(game_id: UUID, *, version: int | None = None, load: Any = load) -> Any:
+            game = load(game_id, version=version)
+            if not getattr(seen, "loaded", False):
+                seen.loaded = True
+                barrier.wait()
+            return game
+
+        app.game = held  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        for app in apps:
+            vars(app).pop("game", None)
+
+
+def race(*calls: Callable[[], Outcome]) -> list[Outcome | Conflict]:
+    """Run the calls in parallel threads; each one's Outcome or Conflict."""
+
+    def attempt(call: Callable[[], Outcome]) -> Outcome | Conflict:
+        try:
+            return call()
+        except Conflict as conflict:
+            return conflict
+
+    with ThreadPoolExecutor(len(calls)) as pool:
+        return list(pool.map(attempt, calls))
+
+
+def split(results: list[Outcome | Conflict]) -> tuple[list[Outcome], list[Conflict]]:
+    outcomes = sorted((r for r in results if isinstance(r, Outcome)), key=lambda o: o.version)
+    return outcomes, [r for r in results if isinstance(r, Conflict)]
+
+
+# --- a complete game, recorded once per store --------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecordedGame:
+    app: Bohnanza
+    game_id: UUID
+    facts: list[ev.Event]
+
+
+@pytest.fixture(scope="module")
+def recorded(module_database_url: str) -> Iterator[RecordedGame]:
+    with Bohnanza.from_url(module_database_url) as app:
+        game_id, facts = play_complete_game(app, SEATS, seed=2024)
+        yield RecordedGame(app, game_id, facts)
+
+
+def test_a_complete_game_reads_back_as_the_facts_decided_in_order(recorded: RecordedGame) -> None:
+    stored = recorded.app.recorded_facts(recorded.game_id)
+
+    assert [r.fact for r in stored] == recorded.facts
+    assert [r.version for r in stored] == list(range(1, len(recorded.facts) + 1))
+    assert isinstance(recorded.facts[-1], ev.GameEnded)
+
+
+def test_folding_the_stored_facts_gives_the_state_the_application_loads(
+    recorded: RecordedGame,
+) -> None:
+    app, game_id = recorded.app, recorded.game_id
+
+    assert app.refold(game_id) == app.state(game_id) == fold(recorded.facts)
+
+
+def test_the_state_at_a_version_is_the_fold_of_that_many_facts(recorded: RecordedGame) -> None:
+    last = len(recorded.facts)
+    versions = sorted(
+        {1, 2, 3, last - 1, last}
+        | {v + d for v in range(SNAPSHOT_INTERVAL, last, SNAPSHOT_INTERVAL) for d in (-1, 0, 1)}
+        | set(random.Random(1).sample(range(1, last + 1), 10))
+    )
+
+    for version in versions:
+        assert recorded.app.state(recorded.game_id, version=version) == fold(
+            recorded.facts[:version]
+        ), f"version {version}"
+
+
+def test_snapshots_are_taken_every_interval_and_restore_the_exact_state(
+    recorded: RecordedGame,
+) -> None:
+    snapshots = list(recorded.app.snapshots.get(recorded.game_id))
+
+    assert [s.originator_version for s in snapshots] == list(
+        range(SNAPSHOT_INTERVAL, len(recorded.facts) + 1, SNAPSHOT_INTERVAL)
+    )
+    for snapshot in snapshots:
+        restored = snapshot.mutate(None)
+        assert restored.version == snapshot.originator_version
+        assert restored.state == fold(recorded.facts[: snapshot.originator_version])
+
+
+def test_snapshots_name_the_game_by_its_explicit_topic(recorded: RecordedGame) -> None:
+    topics = {s.topic for s in recorded.app.snapshots.get(recorded.game_id)}
+
+    assert topics == {"bohnanza:Game"}
+
+
+def test_every_stored_event_carries_the_explicit_topic_of_its_fact(recorded: RecordedGame) -> None:
+    topics = [stored.topic for stored in recorded.app.recorder.select_events(recorded.game_id)]
+
+    assert topics == [f"bohnanza:{fact.kind}" for fact in recorded.facts]
+
+
+# --- recording ---------------------------------------------------------------------------------
+
+
+def test_the_first_stored_event_carries_the_fully_resolved_ruleset(app: Bohnanza) -> None:
+    options = {"tie_break": "seat-distance", "coin_counts_visible": False}
+    game_id = app.start_game(SEATS, preset="amigo-1997", options=options, seed=5).game_id
+
+    first = app.recorder.select_events(game_id, limit=1)[0]
+    payload = json.loads(first.state)
+
+    assert first.topic == "bohnanza:GameStarted"
+    assert payload["originator_topic"] == "bohnanza:Game"
+    assert payload["ruleset"] == resolve_ruleset("amigo-1997", 3, options).to_dict()
+    assert payload["ruleset"]["preset"] == "amigo-1997"
+    assert payload["ruleset"]["beans"] == list(BASE_BEANS)
+    assert payload["ruleset"]["deal"] == [5, 5, 5]
+    assert payload["ruleset"]["options"] == {
+        "tie_break": ["seat-distance"],
+        "coin_counts_visible": False,
+    }
+
+
+def test_a_rejected_command_stores_nothing_and_leaves_the_version_unchanged(
+    app: Bohnanza,
+) -> None:
+    started = app.start_game(SEATS, seed=3)
+    before = app.game(started.game_id).version
+
+    with pytest.raises(RuleViolation):
+        app.execute(started.game_id, cmd.Draw(0), expected_version=before)
+
+    assert app.game(started.game_id).version == before
+    assert stored_versions(app, started.game_id) == list(range(1, before + 1))
+
+
+def test_a_command_based_on_a_version_since_moved_on_is_a_conflict_and_stores_nothing(
+    app: Bohnanza,
+) -> None:
+    game_id, first, second = game_where_two_seats_can_harvest(app)
+    version = app.game(game_id).version
+    stored = app.execute(game_id, first, expected_version=version)
+
+    with pytest.raises(Conflict) as conflict:
+        app.execute(game_id, second, expected_version=version)
+
+    assert conflict.value.current_version == stored.version
+    assert stored_versions(app, game_id) == list(range(1, stored.version + 1))
+
+
+def test_of_two_threads_racing_on_one_version_exactly_one_command_is_stored(
+    app: Bohnanza,
+) -> None:
+    game_id, first, second = game_where_two_seats_can_harvest(app)
+    version = app.game(game_id).version
+
+    with loads_held_together(app):
+        results = race(
+            lambda: app.execute(game_id, first, expected_version=version),
+            lambda: app.execute(game_id, second, expected_version=version),
+        )
+
+    [winner], [conflict] = split(results)
+    assert "stored first" in str(conflict)  # lost when storing: both had passed the version check
+    assert conflict.current_version == winner.version
+    assert stored_versions(app, game_id) == list(range(1, version + len(winner.facts) + 1))
+    assert app.facts(game_id)[version:] == winner.facts
+    assert app.refold(game_id) == app.state(game_id)
+
+
+def test_two_threads_racing_without_an_expected_version_both_harvest_through_the_retry(
+    app: Bohnanza,
+) -> None:
+    game_id, first, second = game_where_two_seats_can_harvest(app)
+    version = app.game(game_id).version
+
+    with loads_held_together(app):
+        results = race(lambda: app.execute(game_id, first), lambda: app.execute(game_id, second))
+
+    (earlier, later), [] = split(results)
+    assert stored_versions(app, game_id) == list(range(1, later.version + 1))
+    assert app.facts(game_id)[version:] == earlier.facts + later.facts
+    assert {fact.seat for fact in earlier.facts + later.facts} == {first.seat, second.seat}
+    assert app.refold(game_id) == app.state(game_id)
+
+
+# --- several application instances on one store (several processes) -----------------------------
+
+
+def test_a_fresh_application_on_the_same_store_loads_the_same_game(
+    shared_database_url: str,
+) -> None:
+    with Bohnanza.from_url(shared_database_url) as app:
+        game_id, facts = play_complete_game(app, SEATS, seed=99)
+        with Bohnanza.from_url(shared_database_url) as fresh:
+            assert fresh.state(game_id) == app.state(game_id) == fold(facts)
+            assert fresh.facts(game_id) == facts
+            assert fresh.state(game_id, version=150) == fold(facts[:150])
+
+
+LOAD_IN_ANOTHER_PROCESS = """
+import json, sys, uuid
+from domain.application import Bohnanza
+with Bohnanza.from_url(sys.argv[1]) as app:
+    print(json.dumps(app.state(uuid.UUID(sys.argv[2])).to_dict()))
+"""
+
+
+def test_another_process_loads_the_same_game(shared_database_url: str) -> None:
+    with Bohnanza.from_url(shared_database_url) as app:
+        game_id, facts = play_complete_game(app, SEATS, seed=98)
+
+    loaded = subprocess.run(
+        [sys.executable, "-c", LOAD_IN_ANOTHER_PROCESS, shared_database_url, str(game_id)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+
+    assert GameState.from_dict(json.loads(loaded.stdout)) == fold(facts)
+
+
+def test_of_two_application_instances_racing_on_one_version_exactly_one_command_is_stored(
+    shared_database_url: str,
+) -> None:
+    with (
+        Bohnanza.from_url(shared_database_url) as one,
+        Bohnanza.from_url(shared_database_url) as other,
+    ):
+        game_id, first, second = game_where_two_seats_can_harvest(one)
+        version = other.game(game_id).version
+
+        with loads_held_together(one, other):
+            results = race(
+                lambda: one.execute(game_id, first, expected_version=version),
+                lambda: other.execute(game_id, second, expected_version=version),
+            )
+
+        [winner], [conflict] = split(results)
+        assert "stored first" in str(conflict)
+        assert conflict.current_version == winner.version
+        for app in (one, other):
+            assert stored_versions(app, game_id) == list(range(1, winner.version + 1))
+            assert app.facts(game_id)[version:] == winner.facts
+            assert app.state(game_id) == app.refold(game_id)
+
+
+def test_two_application_instances_racing_without_an_expected_version_both_harvest(
+    shared_database_url: str,
+) -> None:
+    with (
+        Bohnanza.from_url(shared_database_url) as one,
+        Bohnanza.from_url(shared_database_url) as other,
+    ):
+        game_id, first, second = game_where_two_seats_can_harvest(one)
+        version = other.game(game_id).version
+
+        with loads_held_together(one, other):
+            results = race(
+                lambda: one.execute(game_id, first), lambda: other.execute(game_id, second)
+            )
+
+        (earlier, later), [] = split(results)
+        for app in (one, other):
+            assert stored_versions(app, game_id) == list(range(1, later.version + 1))
+            assert app.facts(game_id)[version:] == earlier.facts + later.facts
+            assert app.state(game_id) == app.refold(game_id)
+
+
+# --- queries -----------------------------------------------------------------------------------
+
+UNKNOWN_GAME_OPERATIONS: dict[str, Callable[[Bohnanza, UUID], object]] = {
+    "state": lambda app, game_id: app.state(game_id),
+    "state-at-version": lambda app, game_id: app.state(game_id, version=1),
+    "execute": lambda app, game_id: app.execute(game_id, cmd.Harvest(0, 0)),
+    "facts": lambda app, game_id: app.facts(game_id),
+    "refold": lambda app, game_id: app.refold(game_id),
+}
+
+
+@pytest.mark.parametrize("operation", UNKNOWN_GAME_OPERATIONS)
+def test_an_unknown_game_id_is_not_found(app: Bohnanza, operation: str) -> None:
+    app.start_game(SEATS, seed=1)
+
+    with pytest.raises(NotFound):
+        UNKNOWN_GAME_OPERATIONS[operation](app, uuid4())
+
+
+def test_the_game_list_shows_started_and_ended_games_with_scores_and_winners(
+    app: Bohnanza,
+) -> None:
+    ended_id, facts = play_complete_game(app, ["Ana", "Ben"], seed=11)
+    open_id = app.start_game(SEATS, preset="amigo", seed=12).game_id
+    result = fold(facts).result
+    assert result is not None
+
+    ended, started = app.games()
+
+    assert (ended.game_id, ended.seats, ended.preset, ended.mode) == (
+        ended_id,
+        ["Ana", "Ben"],
+        "rio-grande",
+        "digital",
+    )
+    assert (ended.ended, ended.scores, ended.winners) == (
+        True,
+        list(result.scores),
+        list(result.winners),
+    )
+    assert (started.game_id, started.seats, started.preset) == (open_id, SEATS, "amigo")
+    assert (started.ended, started.scores, started.winners) == (False, None, None)
+    assert ended.started_at <= started.started_at
+
+
+# --- the database URL --------------------------------------------------------------------------
+
+POSTGRES_DEFAULTS = {
+    "PERSISTENCE_MODULE": "eventsourcing.postgres",
+    "POSTGRES_HOST": "127.0.0.1",
+    "POSTGRES_PORT": "5432",
+    "POSTGRES_USER": "postgres",
+    "POSTGRES_PASSWORD": "",
+    "POSTGRES_SCHEMA": "public",
+    "POSTGRES_POOL_SIZE": "2",
+    "POSTGRES_MAX_OVERFLOW": "6",
+    "POSTGRES_LOCK_TIMEOUT": "5",
+    "POSTGRES_PRE_PING": "y",
+}
+
+URL_SETTINGS: list[tuple[str, dict[str, str]]] = [
+    ("memory://", {"PERSISTENCE_MODULE": "eventsourcing.popo"}),
+    ("sqlite:///games.sqlite3", {"SQLITE_DBNAME": "games.sqlite3"}),
+    ("sqlite:///var/data/games.db", {"SQLITE_DBNAME": "var/data/games.db"}),
+    ("sqlite:////srv/bohnanza/games.db", {"SQLITE_DBNAME": "/srv/bohnanza/games.db"}),
+    ("sqlite:////srv/bean%20games.db", {"SQLITE_DBNAME": "/srv/bean games.db"}),
+    ("sqlite:///~/games.db", {"SQLITE_DBNAME": str(Path("~/games.db").expanduser())}),
+    (
+        "postgresql://db.example/bohnanza",
+        {"POSTGRES_HOST": "db.example", "POSTGRES_DBNAME": "bohnanza"},
+    ),
+    (
+        "postgresql://ana:s%40cret%3A1@db.example:6543/beans?schema=records",
+        {
+            "POSTGRES_USER": "ana",
+            "POSTGRES_PASSWORD": "s@cret:1",
+            "POSTGRES_HOST": "db.example",
+            "POSTGRES_PORT": "6543",
+            "POSTGRES_DBNAME": "beans",
+            "POSTGRES_SCHEMA": "records",
+        },
+    ),
+    (
+        "postgres://ana@10.0.0.5/beans",
+        {"POSTGRES_USER": "ana", "POSTGRES_HOST": "10.0.0.5", "POSTGRES_DBNAME": "beans"},
+    ),
+    (
+        "postgresql+psycopg://[::1]:5433/beans",
+        {"POSTGRES_HOST": "::1", "POSTGRES_PORT": "5433", "POSTGRES_DBNAME": "beans"},
+    ),
+    ("postgresql:///beans", {"POSTGRES_DBNAME": "beans"}),
+    (
+        "postgresql://db/beans?pool_size=4&max_overflow=0",
+        {
+            "POSTGRES_HOST": "db",
+            "POSTGRES_DBNAME": "beans",
+            "POSTGRES_POOL_SIZE": "4",
+            "POSTGRES_MAX_OVERFLOW": "0",
+        },
+    ),
+]
+
+
+@pytest.mark.parametrize(("url", "expected"), URL_SETTINGS, ids=[url for url, _ in URL_SETTINGS])
+def test_a_database_url_maps_to_the_persistence_settings(
+    url: str, expected: dict[str, str]
+) -> None:
+    env = persistence_env(url)
+
+    if url.startswith("postgres"):
+        assert env == {**POSTGRES_DEFAULTS, **expected}
+    elif url.startswith("sqlite"):
+        assert env == {
+            "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "SQLITE_LOCK_TIMEOUT": "10",
+            **expected,
+        }
+    else:
+        assert env == expected
+
+
+def test_the_default_database_url_names_an_absolute_sqlite_file(tmp_path: Path) -> None:
+    url = default_database_url(tmp_path / "data")
+
+    assert persistence_env(url)["SQLITE_DBNAME"] == str(tmp_path / "data" / "bohnanza.sqlite3")
+
+
+BAD_URLS = [
+    "",
+    "games.sqlite3",
+    "mysql://ana@db/beans",
+    "sqlite://",
+    "sqlite:///",
+    "sqlite:///:memory:",
+    "postgresql://db.example",
+    "postgresql://db.example/",
+    "postgresql://db.example:port/beans",
+    "postgresql://db.example:70000/beans",
+    "postgresql://db.example/beans?pool_size=many",
+    "postgresql://db.example/beans?max_overflow=-1",
+]
+
+
+@pytest.mark.parametrize("url", BAD_URLS)
+def test_a_database_url_the_service_cannot_use_is_a_storage_config_error(url: str) -> None:
+    with pytest.raises(StorageConfigError):
+        persistence_env(url)
+
+
+def test_a_failed_snapshot_leaves_the_stored_command_standing(
+    app: Bohnanza, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise OperationalError("the snapshot store is down")
+
+    monkeypatch.setattr(app, "take_snapshot", broken)
+    outcome = app.start_game(["Ana", "Ben", "Cleo"], seed=3)
+    state = fold(outcome.facts)
+    while outcome.version < SNAPSHOT_INTERVAL:
+        outcome = app.execute(outcome.game_id, moves(state)[0])
+        state = fold(outcome.facts, state)
+
+    assert app.game(outcome.game_id).version == outcome.version
+    assert (
+        f"snapshot of game {outcome.game_id} at version {SNAPSHOT_INTERVAL} failed" in caplog.text
+    )
+
+
+def test_the_process_environment_cannot_redirect_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BOHNANZA_PERSISTENCE_MODULE", "eventsourcing.popo")
+    app = Bohnanza.from_url(f"sqlite:///{tmp_path}/env.sqlite3")
+
+    assert type(app.recorder).__module__ == "eventsourcing.sqlite"

@@ -1,0 +1,90 @@
+"""The `bohnanza` command line, run in-process against a SQLite file."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from api.cli import main
+
+
+@pytest.fixture
+def run(tmp_path):
+    runner = CliRunner()
+    url = f"sqlite:///{tmp_path}/cli.sqlite3"
+
+    def invoke(*args: str):
+        return runner.invoke(main, ["--database-url", url, *args], catch_exceptions=False)
+
+    return invoke
+
+
+def test_play_stores_a_complete_game_and_prints_the_winner(run):
+    result = run("play", "--players", "Ana,Ben,Cleo", "--seed", "7")
+
+    assert result.exit_code == 0
+    assert "— Turn 1: Ana —" in result.output
+    assert "Game over — Ana" in result.output
+    assert "Stored as" in result.output
+
+
+def test_play_prints_trades(run):
+    result = run("play", "--players", "Ana,Ben,Cleo,Dan", "--seed", "2")
+
+    assert " accepts: " in result.output
+
+
+def test_a_seeded_game_plays_the_same_twice(run):
+    first = run("play", "--players", "Ana,Ben,Cleo", "--seed", "11", "--quiet")
+    second = run("play", "--players", "Ana,Ben,Cleo", "--seed", "11", "--quiet")
+
+    assert first.output.splitlines()[1] == second.output.splitlines()[1]
+
+
+def test_games_lists_stored_games_with_their_results(run):
+    run("play", "--players", "Ana,Ben", "--seed", "3", "--quiet")
+    result = run("games")
+
+    assert "rio-grande" in result.output
+    assert "won" in result.output
+
+
+def test_show_prints_the_table_and_the_event_log_by_id_prefix(run):
+    played = run("play", "--players", "Ana,Ben,Cleo", "--ruleset", "amigo", "--seed", "5", "--quiet")
+    game_id = played.output.split()[1]
+
+    result = run("show", game_id[:8])
+
+    assert result.exit_code == 0
+    assert "amigo, 3 players" in result.output
+    assert "Game started: Ana, Ben, Cleo" in result.output
+    assert "Game over" in result.output
+
+
+def test_show_refuses_an_unknown_game(run):
+    result = run("show", "ffffffff")
+
+    assert result.exit_code != 0
+    assert "no game with an id starting 'ffffffff'" in result.output
+
+
+def test_play_refuses_an_unknown_option_listing_the_valid_ones(run):
+    result = run("play", "--players", "Ana,Ben,Cleo", "--option", "turbo=true")
+
+    assert result.exit_code != 0
+    assert "unknown option 'turbo'" in result.output
+    assert "allow_retrade" in result.output
+
+
+def test_play_refuses_a_player_count_the_ruleset_does_not_have(run):
+    result = run("play", "--players", "Ana,Ben", "--ruleset", "amigo")
+
+    assert result.exit_code != 0
+    assert "ruleset amigo is for 3–5 players, not 2" in result.output
+
+
+def test_rulesets_describes_every_preset_and_option(run):
+    result = run("rulesets")
+
+    for name in ("rio-grande", "amigo", "amigo-1997", "allow_retrade", "tie_break", "RULES §8.3"):
+        assert name in result.output
