@@ -17,7 +17,17 @@ from typing import Any
 
 from . import events as ev
 from .rulesets import Ruleset
-from .state import EMPTY_FIELD, TABLETOP, Field, GameState, Offer, Phase, Player, Result
+from .state import (
+    EMPTY_FIELD,
+    TABLETOP,
+    UNKNOWN,
+    Field,
+    GameState,
+    Offer,
+    Phase,
+    Player,
+    Result,
+)
 
 
 def evolve(state: GameState | None, event: ev.Event) -> GameState:
@@ -133,10 +143,14 @@ class _Draft:
         return player
 
     def take_from_pile(self, beans: list[str]) -> None:
-        """Remove drawn cards: off the top in digital games, by bean from the tabletop multiset."""
+        """Remove drawn cards: off the top in digital games, by bean from the tabletop multiset.
+
+        In a viewer's folded view the pile holds UNKNOWN cards; a card seen as it comes off
+        such a pile takes the place of an unknown one."""
         if self.base.mode == TABLETOP:
+            pile = self.draw_pile
             for bean in beans:
-                self.draw_pile.remove(bean)
+                pile.remove(bean if bean in pile else UNKNOWN)
         else:
             del self.draw_pile[: len(beans)]
 

@@ -14,6 +14,10 @@ DIGITAL = "digital"
 TABLETOP = "tabletop"
 MODES = (DIGITAL, TABLETOP)
 
+UNKNOWN = "?"
+"""A card whose face a viewer cannot see, in views folded from redacted events (never in a game's
+own state: the rules engine always knows every card)."""
+
 
 class Phase(StrEnum):
     """Where the active player's turn stands (RULES §5; the duel's steps, RULES §11.2)."""

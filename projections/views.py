@@ -1,0 +1,267 @@
+"""What each viewer may see: redact first, fold second (ARCHITECTURE §6).
+
+`redact(fact, viewer, mode)` keeps only what that viewer could see when the fact happened; another
+player's drawn card becomes an UNKNOWN card ("?"), a reshuffled pile's order becomes that many
+unknown cards. A viewer's view is the rules' own `fold` of its redacted facts: a `GameState` in
+which every card the viewer may not know is UNKNOWN. It cannot leak what it never received.
+`render(view, viewer)` turns such a state into the JSON a client gets.
+
+`visible_part(state, viewer)` computes the same masked state directly from the full state. It
+exists to cross-check the fold (the tests compare the two after every fact of hundreds of games)
+and is never used to serve a client.
+
+Viewers: a seat (one player), the public (spectators), the host (the table's recorder) and an
+auditor (everything). In tabletop games the host entered every card and sees every hand; in
+digital games the host sees what the public sees. An auditor sees the draw pile's order and the
+seed: allowed only once the game is over, or to someone holding auditor rights (`may_audit`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from domain.rules import events as ev
+from domain.rules.evolve import evolve, fold
+from domain.rules.legal import legal_commands
+from domain.rules.rulesets import Ruleset
+from domain.rules.state import TABLETOP, UNKNOWN, GameState, Offer, Player
+
+SEAT = "seat"
+PUBLIC = "public"
+HOST = "host"
+AUDITOR = "auditor"
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who is looking: a seat (with its number), the public, the host or an auditor."""
+
+    kind: str
+    seat: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in (SEAT, PUBLIC, HOST, AUDITOR):
+            raise ValueError(f"unknown viewer kind {self.kind!r}")
+        if (self.kind == SEAT) != (self.seat is not None):
+            raise ValueError("a seat viewer needs a seat number, other viewers none")
+
+    @classmethod
+    def of_seat(cls, seat: int) -> Viewer:
+        return cls(SEAT, seat)
+
+    def __str__(self) -> str:
+        return f"seat {self.seat}" if self.kind == SEAT else self.kind
+
+
+PUBLIC_VIEWER = Viewer(PUBLIC)
+HOST_VIEWER = Viewer(HOST)
+AUDITOR_VIEWER = Viewer(AUDITOR)
+
+
+def may_audit(game_over: bool, *, auditor_rights: bool = False) -> bool:
+    """Everything (hands, deck order, seed) may be shown after the end, or with auditor rights."""
+    return game_over or auditor_rights
+
+
+def viewers(players: int) -> list[Viewer]:
+    """Every kind of viewer of a game with this many seats."""
+    return [
+        *(Viewer.of_seat(seat) for seat in range(players)),
+        PUBLIC_VIEWER,
+        HOST_VIEWER,
+        AUDITOR_VIEWER,
+    ]
+
+
+def _sees_everything(viewer: Viewer, mode: str) -> bool:
+    return viewer.kind == AUDITOR or (viewer.kind == HOST and mode == TABLETOP)
+
+
+def _sees_hand(viewer: Viewer, mode: str, seat: int) -> bool:
+    return _sees_everything(viewer, mode) or viewer.seat == seat
+
+
+def _unknown(cards: Iterable[Any]) -> list[str]:
+    return [UNKNOWN for _ in cards]
+
+
+def redact(fact: ev.Event, viewer: Viewer, mode: str) -> ev.Event:
+    """`fact` as `viewer` saw it when it happened, in a game of this mode."""
+    if _sees_everything(viewer, mode):
+        return fact
+    match fact:
+        case ev.GameStarted():
+            size = Ruleset.from_dict(fact.ruleset).deck_size
+            return dataclasses.replace(fact, seed=None, deck=[UNKNOWN] * size)
+        case ev.CardsDealt():
+            hands = [
+                list(hand) if viewer.seat == seat else _unknown(hand)
+                for seat, hand in enumerate(fact.hands)
+            ]
+            return ev.CardsDealt(hands)
+        case ev.CardDrawn() if viewer.seat != fact.seat:
+            return ev.CardDrawn(fact.seat, UNKNOWN)
+        case ev.TradeOffered() if viewer.seat != fact.proposer:
+            return dataclasses.replace(fact, hand=[])
+        case ev.DiscardsReshuffled():
+            return ev.DiscardsReshuffled([UNKNOWN] * fact.size, fact.size)
+    return fact
+
+
+class ViewFold:
+    """One viewer's view of one game, kept current fact by fact (or rebuilt from the facts)."""
+
+    def __init__(self, viewer: Viewer) -> None:
+        self.viewer = viewer
+        self.state: GameState | None = None
+        self.mode: str | None = None
+
+    def apply(self, fact: ev.Event) -> GameState:
+        if isinstance(fact, ev.GameStarted):
+            self.mode = fact.mode
+        assert self.mode is not None, "a game's facts start with GameStarted"
+        self.state = evolve(self.state, redact(fact, self.viewer, self.mode))
+        return self.state
+
+    def apply_all(self, facts: Iterable[ev.Event]) -> GameState:
+        facts = list(facts)
+        if facts and isinstance(facts[0], ev.GameStarted):
+            self.mode = facts[0].mode
+        assert self.mode is not None, "a game's facts start with GameStarted"
+        mode = self.mode
+        self.state = fold((redact(fact, self.viewer, mode) for fact in facts), self.state)
+        return self.state
+
+
+def view_of(facts: Iterable[ev.Event], viewer: Viewer) -> GameState:
+    """The viewer's view after `facts`: the fold of the facts redacted for that viewer."""
+    return ViewFold(viewer).apply_all(facts)
+
+
+def feed(facts: Iterable[ev.Event], viewer: Viewer, *, start: int = 1) -> Iterator[dict[str, Any]]:
+    """The facts as the viewer saw them, with positions (1 = GameStarted), from `start` on."""
+    mode: str | None = None
+    for position, fact in enumerate(facts, start=1):
+        if isinstance(fact, ev.GameStarted):
+            mode = fact.mode
+        assert mode is not None, "a game's facts start with GameStarted"
+        if position >= start:
+            redacted = redact(fact, viewer, mode)
+            yield {"position": position, "type": redacted.kind, "event": redacted.payload()}
+
+
+def visible_part(state: GameState, viewer: Viewer) -> GameState:
+    """The part of the full state the viewer may see, UNKNOWN elsewhere (the fold's cross-check)."""
+    if _sees_everything(viewer, state.mode):
+        return state
+    players = tuple(
+        player
+        if _sees_hand(viewer, state.mode, seat)
+        else player.replace(hand=(UNKNOWN,) * len(player.hand))
+        for seat, player in enumerate(state.players)
+    )
+    offers = tuple(
+        offer if offer.proposer == viewer.seat else offer.replace(hand=()) for offer in state.offers
+    )
+    return state.replace(
+        seed=None,
+        players=players,
+        draw_pile=(UNKNOWN,) * len(state.draw_pile),
+        offers=offers,
+    )
+
+
+def render(view: GameState, viewer: Viewer) -> dict[str, Any]:
+    """The JSON a viewer gets for a view folded from its redacted facts."""
+    rules = view.ruleset
+    over = view.is_over
+    document: dict[str, Any] = {
+        "viewer": {"kind": viewer.kind, "seat": viewer.seat},
+        "ruleset": rules.preset,
+        "players": rules.players,
+        "mode": view.mode,
+        "phase": str(view.phase),
+        "turn": view.turn,
+        "active_seat": view.active,
+        "start_seat": view.start_seat,
+        "planted_this_turn": view.planted,
+        "seats": [
+            _render_seat(view, seat, player, viewer) for seat, player in enumerate(view.players)
+        ],
+        "draw_pile": {"size": len(view.draw_pile)},
+        "discard_pile": {
+            "size": len(view.discard_pile),
+            "top": view.discard_pile[-1] if view.discard_pile else None,
+        },
+        "revealed": list(view.revealed),
+        "offers": [_render_offer(offer) for offer in view.offers],
+        "duel_offer": list(view.duel_offer),
+        "removed_from_game": len(view.removed),
+        "exhaustions": view.exhaustions,
+        "game_ends_on_exhaustion": rules.end_on_exhaustion,
+        "end_triggered": view.end_triggered,
+        "result": None
+        if view.result is None
+        else {
+            "scores": list(view.result.scores),
+            "hand_sizes": list(view.result.hand_sizes),
+            "winners": list(view.result.winners),
+            "decided_by": view.result.decided_by,
+        },
+    }
+    if rules.discard_pile_browsable or over or _sees_everything(viewer, view.mode):
+        document["discard_pile"]["cards"] = list(view.discard_pile)
+    if viewer.kind == AUDITOR:
+        document["draw_pile"]["cards"] = list(view.draw_pile)
+        document["seed"] = view.seed
+    if viewer.kind == SEAT and viewer.seat is not None and not over:
+        legal = legal_commands(view, viewer.seat)
+        document["legal"] = {
+            "commands": [command.to_dict() for command in legal.commands],
+            "offer": None
+            if legal.offer is None
+            else {
+                "to": list(legal.offer.to),
+                "hand": list(legal.offer.hand),
+                "revealed": list(legal.offer.revealed),
+                "trade_area": list(legal.offer.trade_area),
+                "wants": list(legal.offer.wants),
+            },
+        }
+    return document
+
+
+def _render_seat(view: GameState, seat: int, player: Player, viewer: Viewer) -> dict[str, Any]:
+    sees_hand = UNKNOWN not in player.hand
+    coins_shown = (
+        view.ruleset.coin_counts_visible
+        or view.is_over
+        or viewer.seat == seat
+        or _sees_everything(viewer, view.mode)
+    )
+    return {
+        "seat": seat,
+        "name": player.name,
+        "hand": list(player.hand) if sees_hand else None,
+        "hand_size": len(player.hand),
+        "fields": [{"bean": field.bean, "count": field.count} for field in player.fields],
+        "trade_area": list(player.trade_area),
+        "coins": len(player.coins) if coins_shown else None,
+        "bought_third_field": player.bought_field,
+    }
+
+
+def _render_offer(offer: Offer) -> dict[str, Any]:
+    return {
+        "id": offer.id,
+        "proposer": offer.proposer,
+        "to": offer.to,
+        "gives": list(offer.gives),
+        "gives_from_hand": list(offer.hand),
+        "gives_revealed": list(offer.revealed),
+        "gives_from_trade_area": list(offer.trade_area),
+        "wants": list(offer.wants),
+    }
