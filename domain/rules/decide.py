@@ -143,7 +143,7 @@ def _require_active(s: GameState, seat: int, section: str, doing: str) -> None:
 
 def _field_index(s: GameState, seat: int, index: int) -> int:
     player = s.players[seat]
-    if index >= 3:
+    if not 0 <= index < 3:
         raise MalformedCommand(f"field index {index} does not exist; fields are numbered 0–2")
     if index >= len(player.fields):
         raise RuleViolation("9.1", f"{player.name} has no {field_name(index)}: no third field yet")
@@ -152,8 +152,11 @@ def _field_index(s: GameState, seat: int, index: int) -> int:
 
 def _hand_positions(s: GameState, seat: int, positions: Sequence[int]) -> list[str]:
     hand = s.players[seat].hand
+    twice = [position for position, n in Counter(positions).items() if n > 1]
+    if twice:
+        raise MalformedCommand(f"{s.name(seat)} names hand position {twice[0]} twice")
     for position in positions:
-        if position >= len(hand):
+        if not 0 <= position < len(hand):
             raise MalformedCommand(
                 f"hand position {position} does not exist; {s.name(seat)} holds {len(hand)} "
                 f"card{'s' if len(hand) != 1 else ''} (positions 0–{len(hand) - 1})"
@@ -226,21 +229,19 @@ def _plant(d: _Decision, c: cmd.Plant) -> None:
         raise RuleViolation("5.4", f"{s.name(s.active)} must draw now; nothing is left to plant")
     else:
         raise RuleViolation("3.4", "the cards have not been dealt yet")
+    section = "5.3" if phase is Phase.PLANT_TRADED else "11.2"
+    if not pool:
+        raise RuleViolation(section, f"{player.name} has nothing to plant: the {where} is empty")
     bean = c.bean
     if bean is None:
         kinds = sorted(set(pool))
         if len(kinds) != 1:
-            raise MalformedCommand(
-                f"name the bean to plant from the {where}: {beans_text(pool)}"
-                if pool
-                else f"{player.name}'s {where} is empty"
-            )
+            raise MalformedCommand(f"name the bean to plant from the {where}: {beans_text(pool)}")
         bean = kinds[0]
     if bean not in pool:
-        section = "5.3" if phase is Phase.PLANT_TRADED else "11.2"
-        holds = beans_text(pool) if pool else "nothing"
         raise RuleViolation(
-            section, f"{player.name} has no {label(bean)} to plant: the {where} holds {holds}"
+            section,
+            f"{player.name} has no {label(bean)} to plant: the {where} holds {beans_text(pool)}",
         )
     _plant_into(d, c.seat, c.field, bean, source)
 
@@ -482,7 +483,7 @@ def _given_cards(
 def _offer(d: _Decision, c: cmd.Offer) -> None:
     s = d.state
     _trade_phase(s, c.seat, "offer a trade")
-    if c.to >= len(s.players):
+    if not 0 <= c.to < len(s.players):
         raise MalformedCommand(
             f"seat {c.to} does not exist; this game has seats 0–{len(s.players) - 1}"
         )
