@@ -85,12 +85,16 @@ class RandomBot:
 
 
 def _random_offer(offer: OfferRange, seat: int, rng: random.Random) -> cmd.Offer | None:
-    gives_hand = tuple(rng.sample(offer.hand, min(len(offer.hand), rng.randint(0, 2))))
-    gives_revealed = tuple(rng.sample(offer.revealed, min(len(offer.revealed), rng.randint(0, 1))))
+    def some(cards: tuple, most: int) -> tuple:
+        return tuple(rng.sample(cards, min(len(cards), rng.randint(0, most))))
+
+    gives_hand = some(offer.hand, 2)
+    gives_revealed = some(offer.revealed, 1)
+    gives_area = some(offer.trade_area, 1)
     wants = tuple(rng.choice(offer.wants) for _ in range(rng.randint(0, 1)))
-    if not (gives_hand or gives_revealed or wants):
+    if not (gives_hand or gives_revealed or gives_area or wants):
         return None
-    return cmd.Offer(seat, rng.choice(offer.to), gives_hand, gives_revealed, (), wants)
+    return cmd.Offer(seat, rng.choice(offer.to), gives_hand, gives_revealed, gives_area, wants)
 
 
 class GreedyBot:
@@ -150,8 +154,20 @@ class GreedyBot:
     # --- planting and harvesting -----------------------------------------------------------
 
     def _best_plant(self, state: GameState, seat: int, plants: list[cmd.Plant]) -> cmd.Plant:
-        fields = state.players[seat].fields
-        return max(plants, key=lambda c: (fields[c.field].count, -c.field))
+        """The fullest field of the same bean, else an empty one, else (implicit-harvest house
+        rule) the field whose harvest pays most."""
+        player = state.players[seat]
+        bean = player.hand[0]
+
+        def preference(plant: cmd.Plant) -> tuple[int, int, int]:
+            field = player.fields[plant.field]
+            if field.bean == bean:
+                return (2, field.count, -plant.field)
+            if field.bean is None:
+                return (1, 0, -plant.field)
+            return (0, harvest_coins(state, seat, plant.field), -plant.field)
+
+        return max(plants, key=preference)
 
     def _plant_or_pass(
         self, state: GameState, seat: int, moves: list[cmd.Command], plants: list[cmd.Plant]

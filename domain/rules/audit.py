@@ -103,6 +103,13 @@ class _Ending:
     def check(self, before: GameState, fact: ev.Event, after: GameState) -> list[str]:
         if self.ended:
             return ["a fact was recorded after the game ended"]
+        if isinstance(fact, ev.DrawFailed):
+            rules = before.ruleset
+            last_pass = before.exhaustions >= rules.end_on_exhaustion
+            h3 = rules.end_trigger == "failed-draw"
+            if not (h3 and last_pass and not before.draw_pile):
+                return ["a draw failed although the rules had a card for it"]
+            return []
         if isinstance(fact, ev.DeckExhausted) and fact.final:
             self.triggered_in = before.phase
             return []

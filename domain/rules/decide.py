@@ -355,7 +355,9 @@ def _draw_cards(
         else:
             if taken >= len(named):
                 raise RuleViolation(
-                    "10.1", f"{s.name(seat)} must {what} {owed} cards; only {len(named)} were named"
+                    "10.1",
+                    f"{s.name(seat)} must {what} {owed} cards; {len(named)} "
+                    f"{'was' if len(named) == 1 else 'were'} named",
                 )
             bean = named[taken]
             short = pile_shortfall(d.state, bean, Counter(batch))
@@ -379,7 +381,8 @@ def _draw_cards(
             f"{len(named)} cards were named but only {taken} could be drawn before the game ended",
         )
     if taken < owed and not d.state.end_triggered:
-        _end_game(d)  # failed-draw house rule (RULES §12.1 H3): the game ends at once
+        d.emit(ev.DrawFailed(seat, what))  # failed-draw house rule (RULES §12.1 H3)
+        _end_game(d)
 
 
 def _reveal(d: _Decision, c: cmd.Reveal) -> None:

@@ -171,6 +171,15 @@ class DeckExhausted(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class DrawFailed(Event):
+    """A card was needed but the pile was empty on its last pass: under the failed-draw house rule
+    (RULES §12.1 H3) this ends the game at once. `step` is "reveal" or "draw"."""
+
+    seat: int
+    step: str
+
+
+@dataclass(frozen=True, slots=True)
 class DiscardsReshuffled(Event):
     """The discard pile became the new draw pile (RULES §10.2)."""
 
@@ -248,6 +257,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ThirdFieldBought,
         CardDrawn,
         DeckExhausted,
+        DrawFailed,
         DiscardsReshuffled,
         TurnEnded,
         GameEnded,

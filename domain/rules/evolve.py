@@ -331,6 +331,10 @@ def _deck_exhausted(d: _Draft, e: ev.DeckExhausted) -> None:
     d.end_triggered = d.end_triggered or e.final
 
 
+def _draw_failed(d: _Draft, e: ev.DrawFailed) -> None:
+    d.end_triggered = True
+
+
 def _discards_reshuffled(d: _Draft, e: ev.DiscardsReshuffled) -> None:
     if e.order is None:
         d.draw_pile = sorted(d.discard_pile, key=d.base.ruleset.beans.index)
@@ -396,6 +400,7 @@ _APPLY: dict[type[ev.Event], Callable[[_Draft, Any], None]] = {
     ev.ThirdFieldBought: _third_field_bought,
     ev.CardDrawn: _card_drawn,
     ev.DeckExhausted: _deck_exhausted,
+    ev.DrawFailed: _draw_failed,
     ev.DiscardsReshuffled: _discards_reshuffled,
     ev.TurnEnded: _turn_ended,
     ev.GameEnded: _game_ended,

@@ -88,6 +88,11 @@ def describe(event: ev.Event, names: Sequence[str], *, show_hidden: bool = False
         case ev.DeckExhausted():
             end = " — the game ends" if event.final else ""
             return f"The draw pile is exhausted for the {_ordinal(event.count)} time{end}"
+        case ev.DrawFailed():
+            return (
+                f"{who(event.seat)} must {event.step} a card but the draw pile is empty: "
+                "the game ends (failed-draw house rule)"
+            )
         case ev.DiscardsReshuffled():
             return f"The discard pile ({event.size} cards) is shuffled into a new draw pile"
         case ev.TurnEnded():

@@ -41,6 +41,12 @@ def commands_from_facts(facts: Iterable[ev.Event], *, tabletop: bool) -> list[cm
                 chance = cmd.Reveal(fact.seat, tuple(fact.cards))
                 commands.append(chance)
             continue
+        if isinstance(fact, ev.DrawFailed):
+            kind = cmd.Reveal if fact.step == "reveal" else cmd.Draw
+            if not isinstance(chance, kind):
+                chance = kind(fact.seat, ())
+                commands.append(chance)
+            continue
         if isinstance(fact, ev.CardDrawn):
             if isinstance(chance, cmd.Draw):
                 chance = cmd.Draw(fact.seat, (*(chance.cards or ()), fact.bean))

@@ -74,19 +74,70 @@ GAMES = [
 ]
 
 
+def check_complete_game(facts: list[ev.Event]) -> None:
+    """Audited fact by fact, re-folded, re-decided from its commands, replayed at a table."""
+    assert audit(facts) == []
+    first = facts[0]
+    assert isinstance(first, ev.GameStarted)
+    assert isinstance(facts[-1], ev.GameEnded)
+    digital = replay(first, commands_from_facts(facts, tabletop=False), tabletop=False)
+    assert digital == facts
+    tabletop = replay(first, commands_from_facts(facts, tabletop=True), tabletop=True)
+    assert tabletop == [without_chance_order(fact) for fact in facts]
+    assert audit(tabletop) == []
+
+
 @pytest.mark.parametrize(("preset", "players", "bot", "seed"), GAMES)
 def test_a_bot_game_keeps_every_invariant_in_both_modes(preset, players, bot, seed):
     played = play(preset, players, bot, seed)
 
-    assert audit(played.facts) == []
     assert fold(played.facts) == played.state
-    first = played.facts[0]
-    assert isinstance(first, ev.GameStarted)
-    digital = replay(first, commands_from_facts(played.facts, tabletop=False), tabletop=False)
-    assert digital == played.facts
-    tabletop = replay(first, commands_from_facts(played.facts, tabletop=True), tabletop=True)
-    assert tabletop == [without_chance_order(fact) for fact in played.facts]
-    assert audit(tabletop) == []
+    check_complete_game(played.facts)
+
+
+@pytest.mark.parametrize("seed", range(100))
+@pytest.mark.parametrize("bot", ["greedy", "random"])
+def test_a_bean_duel_between_bots_keeps_every_invariant_in_both_modes(bot, seed):
+    facts = simulate("rio-grande", 2, bot=bot, seed=seed)
+
+    check_complete_game(facts)
+    assert any(isinstance(fact, ev.CardsOffered) for fact in facts)
+
+
+OPTION_VALUES = [
+    ("allow_retrade", True),
+    ("implicit_harvest", True),
+    ("end_trigger", "failed-draw"),
+    ("coin_counts_visible", False),
+    ("discard_pile_browsable", True),
+    ("bean_protection", "rg-literal"),
+    ("bean_protection", "none"),
+    ("tie_break", ["seat-distance"]),
+    ("tie_break", ["shared"]),
+    ("reshuffle", "on-next-draw"),
+    ("empty_reshuffle", "end-game"),
+    ("duel_start_fields", 3),
+    ("duel_coins_to", "discard-pile"),
+    ("duel_buy_timing", "own-turn"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"), OPTION_VALUES, ids=[f"{name}={value}" for name, value in OPTION_VALUES]
+)
+def test_fifty_bot_games_under_an_option_keep_every_invariant(name, value):
+    duel_only = name.startswith("duel_")
+    for seed in range(50):
+        players = 2 if duel_only else 3 + seed % 5
+        facts = simulate(
+            "rio-grande",
+            players,
+            bot=("greedy", "random")[seed % 2],
+            seed=seed,
+            options={name: value},
+        )
+        assert facts[0].ruleset["options"] == {name: value}
+        check_complete_game(facts)
 
 
 def test_greedy_games_contain_real_trades_and_donations():

@@ -1,0 +1,368 @@
+"""Ruleset options (RULES §12.1 house rules, §13 seed contradictions, §15): each is validated,
+stored in the resolved ruleset, and changes exactly the rule it names."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.rules import InvalidRuleset, RuleViolation, resolve_ruleset
+from domain.rules import events as ev
+from domain.rules.commands import Accept, Draw, EndTrading, Harvest, Offer, Plant, Reveal
+from domain.rules.decide import start_game
+from domain.rules.rulesets import OPTIONS, PRESETS
+from domain.rules.state import Field, GameState, Phase
+from tests.builders import kinds, run, table
+
+
+def rejection(state: GameState, *commands) -> str:
+    with pytest.raises(RuleViolation) as rejected:
+        run(state, *commands)
+    return str(rejected.value)
+
+
+# --- validation ------------------------------------------------------------------------------------
+
+
+def test_an_unknown_option_is_refused_with_the_list_of_valid_ones():
+    with pytest.raises(InvalidRuleset) as refused:
+        resolve_ruleset("rio-grande", 4, {"turbo": True})
+
+    assert "unknown option 'turbo'" in str(refused.value)
+    for name in OPTIONS:
+        assert name in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "valid"),
+    [
+        ("allow_retrade", "maybe", "false, true"),
+        ("bean_protection", "strict", "amigo, rg-literal, none"),
+        ("end_trigger", 3, "last-card, failed-draw"),
+        ("tie_break", ["coin-flip"], "most-hand-cards, seat-distance, shared"),
+        ("reshuffle", "later", "immediate, on-next-draw"),
+    ],
+)
+def test_a_bad_option_value_is_refused_with_the_valid_values(name, value, valid):
+    with pytest.raises(InvalidRuleset) as refused:
+        resolve_ruleset("rio-grande", 4, {name: value})
+
+    assert valid in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "options", "reason"),
+    [
+        ("amigo", 2, {}, "ruleset amigo is for 3–5 players, not 2"),
+        ("amigo-1997", 6, {}, "ruleset amigo-1997 is for 3–5 players, not 6"),
+        ("rio-grande", 8, {}, "ruleset rio-grande is for 2–7 players, not 8"),
+        ("rio-grande", 4, {"duel_start_fields": 3}, "applies only to the 2-player bean duel"),
+        ("rio-grande", 2, {"allow_retrade": True}, "the bean duel has none"),
+        (
+            "rio-grande",
+            4,
+            {"tie_break": ["shared", "most-hand-cards"]},
+            "'shared' can only come last",
+        ),
+        (
+            "rio-grande",
+            4,
+            {"tie_break": ["seat-distance", "seat-distance"]},
+            "lists a criterion twice",
+        ),
+        ("catan", 4, {}, "unknown ruleset 'catan'; valid presets: rio-grande, amigo, amigo-1997"),
+    ],
+)
+def test_a_combination_that_makes_no_sense_is_refused(preset, players, options, reason):
+    with pytest.raises(InvalidRuleset) as refused:
+        resolve_ruleset(preset, players, options)
+
+    assert reason in str(refused.value)
+
+
+def test_option_values_are_accepted_in_their_text_forms():
+    ruleset = resolve_ruleset(
+        "rio-grande", 4, {"allow_retrade": "true", "tie_break": "seat-distance,most-hand-cards"}
+    )
+
+    assert ruleset.allow_retrade is True
+    assert ruleset.tie_break == ("seat-distance", "most-hand-cards", "shared")
+
+
+def test_a_game_stores_its_fully_resolved_ruleset_with_the_options_in_its_first_event():
+    ruleset = resolve_ruleset("rio-grande", 5, {"implicit_harvest": True})
+
+    started = start_game(ruleset, ["A", "B", "C", "D", "E"], seed=1)[0]
+
+    assert isinstance(started, ev.GameStarted)
+    assert started.ruleset["implicit_harvest"] is True
+    assert started.ruleset["options"] == {"implicit_harvest": True}
+    assert started.ruleset["beans"] == list(ruleset.beans)
+    assert started.ruleset["deal"] == [5, 5, 5, 5, 5]
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_every_preset_resolves_for_each_of_its_player_counts(preset):
+    for players in PRESETS[preset].player_counts:
+        assert resolve_ruleset(preset, players).players == players
+
+
+# --- H1: trading-area re-trading ---------------------------------------------------------------
+
+
+def trading(**layout) -> GameState:
+    return table(4, phase="trade", revealed="soy", hands={0: "blue", 1: "chili red"}, **layout)
+
+
+def test_cards_received_in_a_trade_cannot_be_traded_on_by_default():
+    state = trading(trade_areas={1: "wax"})
+
+    message = rejection(state, Offer(1, 0, trade_area=("wax",)))
+
+    assert "RULES §6.4" in message
+
+
+def test_with_retrading_a_received_card_may_be_traded_on_or_handed_back():
+    state = table(
+        4,
+        options={"allow_retrade": True},
+        phase="trade",
+        revealed="soy",
+        hands={0: "blue", 1: "chili"},
+    )
+
+    state, events = run(
+        state,
+        Offer(0, 1, revealed=("soy",), wants=("chili",)),
+        Accept(1, 1, hand=(0,)),
+        Offer(1, 0, trade_area=("soy",)),
+        Accept(0, 2),
+    )
+
+    assert events[-1].proposer_trade_area == ["soy"]
+    assert state.players[0].trade_area == ("chili", "soy")
+    assert state.players[1].trade_area == ()
+
+
+# --- H2: implicit harvest on a different bean ----------------------------------------------------
+
+
+def test_planting_a_different_bean_on_a_field_is_refused_by_default():
+    state = table(hands={0: "blue"}, fields={0: ["3 chili", "2 soy"]})
+
+    assert "RULES §7.1" in rejection(state, Plant(0, 0))
+
+
+def test_with_implicit_harvest_planting_a_different_bean_harvests_the_field_first():
+    state = table(
+        options={"implicit_harvest": True}, hands={0: "blue"}, fields={0: ["3 chili", "2 soy"]}
+    )
+
+    state, events = run(state, Plant(0, 0))
+
+    assert events == [
+        ev.FieldHarvested(0, 0, "chili", 3, 1, final=False),
+        ev.BeanPlanted(0, "blue", 0, "hand"),
+    ]
+    assert state.players[0].fields[0] == Field("blue", 1)
+
+
+def test_the_implicit_harvest_still_respects_bean_protection():
+    state = table(
+        options={"implicit_harvest": True}, hands={0: "blue"}, fields={0: ["chili", "2 soy"]}
+    )
+
+    message = rejection(state, Plant(0, 0))
+
+    assert "RULES §8.3" in message
+    assert "cannot plant Blue over field 1 (1 Chili) while field 2 holds 2 Soy" in message
+
+
+# --- H3: the game ends on a failed draw --------------------------------------------------------
+
+
+def test_by_default_the_last_card_of_the_final_pass_ends_the_game():
+    state = table(phase="draw", draw_pile="red", final_pass=True)
+
+    state, events = run(state, Draw(0))
+
+    assert kinds(events)[:2] == ["CardDrawn", "DeckExhausted"]
+    assert events[1].final is True
+    assert state.is_over
+
+
+def test_with_failed_draw_the_game_goes_on_until_a_card_is_needed_and_none_is_left():
+    state = table(
+        options={"end_trigger": "failed-draw"},
+        phase="draw",
+        draw_pile="red red red",
+        final_pass=True,
+        hands={1: "blue"},
+        fields={1: ["", ""]},
+    )
+
+    state, events = run(state, Draw(0))
+
+    assert kinds(events) == ["CardDrawn", "CardDrawn", "CardDrawn", "DeckExhausted", "TurnEnded"]
+    assert events[3].final is False
+    assert not state.is_over
+    state, events = run(state, Plant(1, 0), Reveal(1))
+    assert kinds(events)[-1] == "GameEnded"
+    assert "CardsRevealed" not in kinds(events)
+
+
+# --- §8.3 wordings -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("wording", "fields", "allowed"),
+    [
+        ("amigo", ["chili", ""], True),
+        ("rg-literal", ["chili", ""], False),
+        ("amigo", ["chili", "chili"], True),
+        ("rg-literal", ["chili", "chili"], True),
+        ("none", ["chili", "4 blue"], True),
+        ("amigo", ["chili", "4 blue"], False),
+    ],
+    ids=lambda value: str(value),
+)
+def test_the_bean_protection_wording_decides_which_single_cards_may_be_harvested(
+    wording, fields, allowed
+):
+    state = table(options={"bean_protection": wording}, fields={0: fields})
+
+    if allowed:
+        assert kinds(run(state, Harvest(0, 0))[1]) == ["FieldHarvested"]
+    else:
+        assert "RULES §8.3" in rejection(state, Harvest(0, 0))
+
+
+# --- tie-break order ----------------------------------------------------------------------------
+
+
+def ending(options: dict) -> GameState:
+    """Four players tied on coins; Ben holds the most cards; Dee sits furthest from the start."""
+    return table(
+        options=options,
+        phase="draw",
+        draw_pile="red",
+        final_pass=True,
+        hands={0: "", 1: "blue blue blue", 2: "soy", 3: "wax"},
+        coins={0: 2, 1: 2, 2: 2, 3: 2},
+    )
+
+
+@pytest.mark.parametrize(
+    ("tie_break", "winners", "decided_by"),
+    [
+        (None, [1], "most-hand-cards"),
+        (["seat-distance"], [3], "seat-distance"),
+        (["shared"], [0, 1, 2, 3], "shared"),
+        (["most-hand-cards", "seat-distance"], [1], "most-hand-cards"),
+    ],
+    ids=["rio-grande default", "seat distance", "shared", "hand cards then seat"],
+)
+def test_the_tie_break_order_decides_among_equal_scores(tie_break, winners, decided_by):
+    state = ending({} if tie_break is None else {"tie_break": tie_break})
+
+    state, events = run(state, Draw(0))
+
+    assert events[-1].winners == winners
+    assert events[-1].decided_by == decided_by
+
+
+def test_after_equal_hand_sizes_seat_distance_can_still_decide():
+    state = table(
+        options={"tie_break": ["most-hand-cards", "seat-distance"]},
+        phase="draw",
+        draw_pile="red",
+        final_pass=True,
+        hands={0: "", 1: "blue", 2: "soy", 3: ""},
+        coins={0: 1, 1: 2, 2: 2, 3: 1},
+    )
+
+    _, events = run(state, Draw(0))
+
+    assert events[-1].winners == [2]
+    assert events[-1].decided_by == "seat-distance"
+
+
+# --- reshuffle timing and an empty discard pile --------------------------------------------------
+
+
+def test_by_default_the_discard_pile_is_reshuffled_the_moment_the_pile_runs_out():
+    state = table(phase="draw", draw_pile="red", discard="... soy")
+
+    _, events = run(state, Draw(0))
+
+    assert kinds(events)[:3] == ["CardDrawn", "DeckExhausted", "DiscardsReshuffled"]
+
+
+def test_with_on_next_draw_the_reshuffle_waits_for_the_next_card_needed():
+    state = table(
+        options={"reshuffle": "on-next-draw"},
+        phase="draw",
+        draw_pile="red red red",
+        discard="... soy",
+        hands={1: "wax"},
+        fields={1: ["4 blue", ""]},
+    )
+
+    state, events = run(state, Draw(0))
+    assert kinds(events) == ["CardDrawn", "CardDrawn", "CardDrawn", "DeckExhausted", "TurnEnded"]
+    assert state.draw_pile == ()
+    state, events = run(state, Harvest(1, 0), Plant(1, 1), Reveal(1))
+
+    reshuffled = next(e for e in events if isinstance(e, ev.DiscardsReshuffled))
+    assert "blue" in reshuffled.order  # the harvest made after the exhaustion is in the new pile
+
+
+def test_an_empty_discard_pile_at_the_reshuffle_counts_as_the_next_exhaustion_by_default():
+    state = table(phase="draw", draw_pile="red", coins={1: "..."}, discard="", exhaustions=1)
+
+    state, events = run(state, Draw(0))
+
+    assert kinds(events)[:4] == [
+        "CardDrawn",
+        "DeckExhausted",
+        "DiscardsReshuffled",
+        "DeckExhausted",
+    ]
+    assert [e.count for e in events if isinstance(e, ev.DeckExhausted)] == [2, 3]
+    assert state.is_over
+
+
+def test_with_end_game_an_empty_discard_pile_at_the_reshuffle_ends_the_game():
+    state = table(
+        options={"empty_reshuffle": "end-game"},
+        phase="draw",
+        draw_pile="red",
+        coins={1: "..."},
+        discard="",
+    )
+
+    state, events = run(state, Draw(0))
+
+    assert events[1] == ev.DeckExhausted(1, final=True)
+    assert "DiscardsReshuffled" not in kinds(events)
+    assert state.is_over
+
+
+def test_the_trading_phase_ends_normally_under_every_trading_option():
+    for options in ({"allow_retrade": True}, {"implicit_harvest": True}):
+        state = table(options=options, phase="trade", revealed="soy red")
+
+        state, _ = run(state, EndTrading(0))
+
+        assert state.phase is Phase.PLANT_TRADED
+
+
+def test_with_failed_draw_a_draw_that_runs_dry_ends_the_game_at_once():
+    state = table(
+        options={"end_trigger": "failed-draw"}, phase="draw", draw_pile="red", final_pass=True
+    )
+
+    state, events = run(state, Draw(0))
+
+    assert kinds(events)[:2] == ["CardDrawn", "DeckExhausted"]
+    assert kinds(events)[-1] == "GameEnded"
+    assert state.players[0].hand[-1] == "red"

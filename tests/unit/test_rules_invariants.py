@@ -1,0 +1,22 @@
+"""RULES §4: the global invariants, checked at every step of random games."""
+
+from collections import Counter
+
+import pytest
+
+from domain.rules.evolve import full_deck
+from tests.builders import every_card, random_game
+
+GAMES = [
+    *[pytest.param("rio-grande", n, "digital", id=f"rio-grande-{n}p") for n in (3, 4, 5, 6, 7)],
+    *[pytest.param("amigo", n, "digital", id=f"amigo-{n}p") for n in (3, 4, 5)],
+    *[pytest.param("amigo-1997", n, "digital", id=f"amigo-1997-{n}p") for n in (3, 4, 5)],
+    pytest.param("rio-grande", 7, "tabletop", id="rio-grande-7p-tabletop"),
+    pytest.param("amigo-1997", 4, "tabletop", id="amigo-1997-4p-tabletop"),
+]
+
+
+@pytest.mark.parametrize(("preset", "players", "mode"), GAMES)
+def test_every_card_exists_exactly_once_at_every_step(preset, players, mode):
+    for state in random_game(players, preset, mode=mode, seed=11):
+        assert every_card(state) == Counter(full_deck(state.ruleset))
