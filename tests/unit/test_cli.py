@@ -50,7 +50,9 @@ def test_games_lists_stored_games_with_their_results(run):
 
 
 def test_show_prints_the_table_and_the_event_log_by_id_prefix(run):
-    played = run("play", "--players", "Ana,Ben,Cleo", "--ruleset", "amigo", "--seed", "5", "--quiet")
+    played = run(
+        "play", "--players", "Ana,Ben,Cleo", "--ruleset", "amigo", "--seed", "5", "--quiet"
+    )
     game_id = played.output.split()[1]
 
     result = run("show", game_id[:8])
