@@ -9,6 +9,8 @@ from pathlib import Path
 
 from domain.storage import default_database_url
 
+TRUE = {"1", "true", "yes", "y", "on"}
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:
@@ -16,10 +18,21 @@ class Settings:
     """`BOHNANZA_DATABASE_URL`; default: a SQLite file in the data directory."""
     data_dir: Path
     """`BOHNANZA_DATA_DIR`; default: `$XDG_DATA_HOME/bohnanza` (~/.local/share/bohnanza)."""
+    inline_projections: bool = True
+    """`BOHNANZA_INLINE_PROJECTIONS`: catch the read models up after each command in the web
+    process (default). Set it to false when a separate `bohnanza projections follow` runs."""
+    auditor_token: str | None = None
+    """`BOHNANZA_AUDITOR_TOKEN`: a secret that grants the auditor's view of running games."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
         xdg = environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
         data_dir = Path(environ.get("BOHNANZA_DATA_DIR") or Path(xdg) / "bohnanza")
         url = environ.get("BOHNANZA_DATABASE_URL") or default_database_url(data_dir)
-        return cls(database_url=url, data_dir=data_dir)
+        inline = environ.get("BOHNANZA_INLINE_PROJECTIONS", "true").strip().lower() in TRUE
+        return cls(
+            database_url=url,
+            data_dir=data_dir,
+            inline_projections=inline,
+            auditor_token=environ.get("BOHNANZA_AUDITOR_TOKEN") or None,
+        )

@@ -134,6 +134,7 @@ class Bohnanza(Application):
         mode: str = DIGITAL,
         seed: int | None = None,
         deck: Sequence[str] | None = None,
+        game_id: UUID | None = None,
     ) -> Outcome:
         """Create a game; digital games without a seed get a random one (stored, secret)."""
         ruleset = resolve_ruleset(preset, len(seats), options)
@@ -142,7 +143,7 @@ class Bohnanza(Application):
         facts = start_game(ruleset, seats, start_seat=start_seat, mode=mode, seed=seed, deck=deck)
         first, *rest = facts
         assert isinstance(first, ev.GameStarted)
-        game = Game.start(first)
+        game = Game.start(first, game_id=game_id)
         game.record(rest)
         recordings = self.save(game)
         return Outcome(game.id, game.version, facts, recordings[-1].notification.id)

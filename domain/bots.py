@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from .application import Bohnanza, Outcome
 from .rules import commands as cmd
 from .rules import events as ev
 from .rules.decide import decide, start_game
@@ -359,3 +360,24 @@ def simulate(
             state = evolve(state, fact)
         facts += new
     raise RuntimeError(f"the game did not end within {MAX_COMMANDS} commands")
+
+
+def play_stored(
+    app: Bohnanza,
+    started: Outcome,
+    table: Table,
+    after_each: Callable[[Outcome], None] | None = None,
+) -> Outcome:
+    """Play a stored game to its end with `table`'s bots, storing every command as it goes."""
+    outcome = started
+    state = (
+        fold(started.facts)
+        if isinstance(started.facts[0], ev.GameStarted)
+        else app.state(started.game_id)
+    )
+    while not state.is_over:
+        outcome = app.execute(outcome.game_id, table.next_command(state))
+        state = fold(outcome.facts, state)
+        if after_each is not None:
+            after_each(outcome)
+    return outcome

@@ -126,9 +126,11 @@ class ViewFold:
         self.state = evolve(self.state, redact(fact, self.viewer, self.mode))
         return self.state
 
-    def apply_all(self, facts: Iterable[ev.Event]) -> GameState:
+    def apply_all(self, facts: Iterable[ev.Event]) -> GameState | None:
         facts = list(facts)
-        if facts and isinstance(facts[0], ev.GameStarted):
+        if not facts:
+            return self.state
+        if isinstance(facts[0], ev.GameStarted):
             self.mode = facts[0].mode
         assert self.mode is not None, "a game's facts start with GameStarted"
         mode = self.mode
@@ -138,7 +140,9 @@ class ViewFold:
 
 def view_of(facts: Iterable[ev.Event], viewer: Viewer) -> GameState:
     """The viewer's view after `facts`: the fold of the facts redacted for that viewer."""
-    return ViewFold(viewer).apply_all(facts)
+    view = ViewFold(viewer).apply_all(facts)
+    assert view is not None, "a view needs at least the GameStarted fact"
+    return view
 
 
 def feed(facts: Iterable[ev.Event], viewer: Viewer, *, start: int = 1) -> Iterator[dict[str, Any]]:

@@ -1,0 +1,89 @@
+"""The Flask application factory: `create_app(config=None)`.
+
+Production: `gunicorn 'api.app:create_app()'` with several workers; each worker builds its own
+services (event store connection pool, projector) on its first request, after the fork.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+from flask_smorest import Api
+
+from . import errors, games, meta, stats
+from .schemas import ErrorSchema
+from .services import Services
+from .settings import Settings
+
+MAX_BODY_BYTES = 64 * 1024
+
+
+class BohnanzaApi(Api):
+    """flask-smorest's Api with the service's error envelope as the documented error schema."""
+
+    ERROR_SCHEMA = ErrorSchema
+
+
+class LazyServices:
+    """Builds the process's services on first use (after a server forks), once, thread-safely."""
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        self._config = config
+        self._services: Services | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Services:
+        if self._services is None:
+            with self._lock:
+                if self._services is None:
+                    self._services = Services(
+                        self._config["DATABASE_URL"],
+                        inline_projections=self._config["INLINE_PROJECTIONS"],
+                    )
+        return self._services
+
+    def close(self) -> None:
+        if self._services is not None:
+            self._services.close()
+            self._services = None
+
+
+def create_app(config: Mapping[str, Any] | None = None) -> Flask:
+    """The web application; `config` overrides settings read from the environment."""
+    app = Flask(__name__)
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    settings = Settings.from_env()
+    app.config.update(
+        DATABASE_URL=settings.database_url,
+        INLINE_PROJECTIONS=settings.inline_projections,
+        AUDITOR_TOKEN=settings.auditor_token,
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        API_TITLE="Bohnanza records",
+        API_VERSION="1",
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="/docs",
+        OPENAPI_SWAGGER_UI_URL="/docs/static/",
+    )
+    app.config.update(config or {})
+    api = BohnanzaApi(
+        app,
+        spec_kwargs={
+            "info": {
+                "description": "Play, record and replay games of Bohnanza. Rule violations "
+                "cite RULES.md sections. Authenticate as a seat or host with "
+                "`Authorization: Bearer <token>`."
+            },
+            "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        },
+    )
+    for blueprint in (games.blp, stats.blp, meta.blp):
+        api.register_blueprint(blueprint)
+    app.register_blueprint(meta.assets)
+    errors.register(app)
+    app.extensions["bohnanza"] = LazyServices(app.config)
+    return app

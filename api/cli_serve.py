@@ -1,0 +1,77 @@
+"""`bohnanza serve`: the web service on this machine (SQLite by default), with a demo to look at."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import click
+from flask import Flask
+from gunicorn.app.base import BaseApplication
+
+from domain.bots import BOTS, Table, play_stored
+
+from .app import create_app
+from .settings import Settings
+
+DEMO_SEATS = ["Ana", "Ben", "Cleo", "Dan"]
+
+
+def create_demo(app: Flask) -> dict[str, Any]:
+    """On an empty store: one finished bot game to replay and one new game to play."""
+    services = app.extensions["bohnanza"].get()
+    client = app.test_client()
+    finished = services.app.start_game(DEMO_SEATS, seed=2026)
+    table = Table([BOTS["greedy"]() for _ in DEMO_SEATS], random.Random(2026))
+    play_stored(services.app, finished, table)
+    services.after_write()
+    created = client.post("/api/games", json={"seats": DEMO_SEATS[:3], "seed": 7}).get_json()
+    return {"finished": finished.game_id, "new": created}
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--threads", default=8, show_default=True, type=int, help="Request threads.")
+@click.option("--no-demo", is_flag=True, help="Do not create the demo games on an empty store.")
+@click.pass_context
+def serve(ctx: click.Context, host: str, port: int, threads: int, no_demo: bool) -> None:
+    """Run the API and web pages on this machine (production: gunicorn, see the README)."""
+    settings: Settings = ctx.obj
+    app = create_app({"DATABASE_URL": settings.database_url})
+    base = f"http://{host}:{port}"
+    services = app.extensions["bohnanza"].get()
+    click.echo(f"Store: {settings.database_url}")
+    if not services.app.games() and not no_demo:
+        demo = create_demo(app)
+        new = demo["new"]
+        click.echo("Created two demo games on this empty store:")
+        click.echo(f"  a finished 4-player game: {base}/api/games/{demo['finished']}")
+        click.echo(f"  a new 3-player game:      {base}/api/games/{new['game_id']}")
+        for seat in new["seats"]:
+            click.echo(f"    {seat['name']:<5} token {seat['token']}")
+        click.echo(f"    host  token {new['host_token']}")
+        click.echo(
+            f"  e.g. curl -H 'Authorization: Bearer {new['seats'][0]['token']}' "
+            f"{base}/api/games/{new['game_id']}/view"
+        )
+    else:
+        click.echo(f"{len(services.app.games())} games stored.")
+    click.echo(f"API docs: {base}/docs   OpenAPI: {base}/openapi.json   (Ctrl-C stops)")
+    _Server(app, {"bind": f"{host}:{port}", "workers": 1, "threads": threads}).run()
+
+
+class _Server(BaseApplication):
+    """gunicorn serving this one app object: one process (the SQLite default), many threads."""
+
+    def __init__(self, app: Flask, options: dict[str, Any]) -> None:
+        self.application = app
+        self.options = options
+        super().__init__()
+
+    def load_config(self) -> None:
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self) -> Flask:
+        return self.application

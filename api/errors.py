@@ -1,0 +1,141 @@
+"""One JSON error envelope, `{code, status, message, errors}`, for every failure (ARCHITECTURE §10).
+
+Every exception the service raises on purpose maps to an HTTP status here, in one place. Anything
+else is a bug: it is logged (without request bodies or tokens) and answered with a plain 500.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, Response, jsonify
+from werkzeug.exceptions import HTTPException
+
+from domain.rules.errors import (
+    BohnanzaError,
+    Conflict,
+    InvalidRuleset,
+    MalformedCommand,
+    NotFound,
+    RuleViolation,
+)
+
+from .schemas import ErrorSchema
+from .security import KeyInFlight, KeyReused
+
+log = logging.getLogger(__name__)
+
+
+class ApiError(Exception):
+    """An error raised by the API layer itself (authentication, permissions, preconditions)."""
+
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+def unauthorized(message: str) -> ApiError:
+    return ApiError(401, "unauthorized", message)
+
+
+def forbidden(message: str) -> ApiError:
+    return ApiError(403, "forbidden", message)
+
+
+def envelope(
+    status: int, code: str, message: str, errors: dict[str, Any] | None = None, **extra: Any
+) -> Response:
+    body = {"code": code, "status": status, "message": message, "errors": errors or {}, **extra}
+    response = jsonify(body)
+    response.status_code = status
+    if status == 401:
+        response.headers["WWW-Authenticate"] = 'Bearer realm="bohnanza"'
+    return response
+
+
+_HTTP_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    429: "too_many_requests",
+}
+
+
+def _http_error(error: HTTPException) -> Response:
+    status = error.code or 500
+    errors: dict[str, Any] = {}
+    data = getattr(error, "data", None)  # flask-smorest/webargs put field messages here
+    if isinstance(data, dict) and "messages" in data:
+        errors = data["messages"]
+    message = error.description or error.name
+    if status == 422:
+        message = "The request does not match the schema; see errors for each field."
+    if status == 413:
+        message = "The request body is too large."
+    if status == 400 and "Invalid JSON" in str(errors):
+        message = "The request body is not valid JSON."
+    return envelope(status, _HTTP_CODES.get(status, "http_error"), message, errors)
+
+
+def _bohnanza_error(error: BohnanzaError) -> Response:
+    match error:
+        case RuleViolation():
+            return envelope(409, "rule_violation", str(error), rule=error.rule)
+        case MalformedCommand():
+            return envelope(
+                422, "malformed_command", str(error), {"json": {"command": [str(error)]}}
+            )
+        case InvalidRuleset():
+            return envelope(422, "invalid_ruleset", str(error), {"json": {"options": [str(error)]}})
+        case NotFound():
+            return envelope(404, "not_found", str(error))
+        case Conflict():
+            return envelope(409, "conflict", str(error), current_version=error.current_version)
+        case KeyReused():
+            return envelope(422, "idempotency_key_reused", str(error))
+        case KeyInFlight():
+            return envelope(409, "idempotency_key_in_flight", str(error))
+    return envelope(400, "bad_request", str(error))
+
+
+def _api_error(error: ApiError) -> Response:
+    return envelope(error.status, error.code, error.message, **error.extra)
+
+
+def _unexpected(error: Exception) -> Response:
+    log.exception("unexpected error: %s", type(error).__name__)
+    return envelope(500, "internal_error", "Something went wrong on our side; it has been logged.")
+
+
+def error_response(error: ApiError | BohnanzaError) -> Response:
+    """The envelope for an error the service raised on purpose (also stored for idempotency)."""
+    if isinstance(error, ApiError):
+        return _api_error(error)
+    return _bohnanza_error(error)
+
+
+def documented(blueprint: Any, *codes: int) -> Any:
+    """Decorator: document the error envelope for these statuses on an endpoint."""
+
+    def decorate(view: Any) -> Any:
+        for code in codes:
+            view = blueprint.alt_response(code, schema=ErrorSchema, description="Error")(view)
+        return view
+
+    return decorate
+
+
+def register(app: Flask) -> None:
+    """Install the envelope for every error the app can raise."""
+    app.register_error_handler(HTTPException, _http_error)
+    app.register_error_handler(BohnanzaError, _bohnanza_error)
+    app.register_error_handler(ApiError, _api_error)
+    app.register_error_handler(Exception, _unexpected)

@@ -1,0 +1,385 @@
+"""Games: create, list, summarise, view, play (commands) and the per-viewer event feed.
+
+Views are thin: schema in, one service call, schema out. Who may see and do what comes from the
+bearer token alone (a seat's token or the host's), never from a query parameter.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+from typing import Any
+from uuid import UUID, uuid4
+
+from flask import current_app, request
+from flask_smorest import Blueprint
+
+from domain.rules import events as ev
+from domain.rules.commands import Deal, parse_command
+from domain.rules.errors import BohnanzaError, Conflict
+from domain.rules.state import TABLETOP, GameState
+from projections import queries
+from projections.views import (
+    AUDITOR_VIEWER,
+    HOST_VIEWER,
+    PUBLIC_VIEWER,
+    Viewer,
+    may_audit,
+    redact,
+    render,
+)
+
+from . import schemas
+from .errors import ApiError, documented, error_response, forbidden, unauthorized
+from .security import HOST, Caller
+from .services import Services
+
+blp = Blueprint(
+    "games",
+    __name__,
+    url_prefix="/api",
+    description="Create games, see them as a seat, the host or the public, and play commands.",
+)
+
+ERRORS = (400, 401, 403, 404, 409, 412, 413, 422)
+BEARER = re.compile(r"Bearer\s+(\S+)\Z", re.IGNORECASE)
+VERSION_TAG = re.compile(r'(?:W/)?"?(\d{1,12})"?\Z')
+
+
+def services() -> Services:
+    return current_app.extensions["bohnanza"].get()
+
+
+def caller_for(game_id: UUID) -> Caller | None:
+    """The token's holder in this game, None without a token; 401 for a bad token."""
+    header = request.headers.get("Authorization")
+    if header is None:
+        return None
+    match = BEARER.match(header.strip())
+    if match is None:
+        raise unauthorized("Authorization must be 'Bearer <token>'")
+    caller = services().tokens.resolve(game_id, match.group(1))
+    if caller is None:
+        raise unauthorized("this token does not belong to this game")
+    return caller
+
+
+def _auditor_rights() -> bool:
+    secret = current_app.config.get("AUDITOR_TOKEN")
+    header = request.headers.get("X-Auditor-Token")
+    if not secret or not header:
+        return False
+    return hmac.compare_digest(header.encode(), str(secret).encode())
+
+
+def viewer_for(
+    game_id: UUID, caller: Caller | None, *, perspective: str | None = None, seat: int | None = None
+) -> Viewer:
+    """The viewer a request may be: its own seat, the host, the public, or (allowed) an auditor."""
+    if perspective == "auditor":
+        state, _ = services().views.view(game_id, PUBLIC_VIEWER)
+        if not may_audit(state.is_over, auditor_rights=_auditor_rights()):
+            raise forbidden("everything is shown only once the game is over")
+        return AUDITOR_VIEWER
+    if caller is None:
+        if seat is not None:
+            raise unauthorized("a seat's view needs that seat's token")
+        return PUBLIC_VIEWER
+    if caller.role == HOST:
+        return HOST_VIEWER
+    if seat is not None and seat != caller.seat:
+        raise forbidden(f"this token is seat {caller.seat}'s; it cannot see seat {seat}'s hand")
+    assert caller.seat is not None
+    return Viewer.of_seat(caller.seat)
+
+
+def _document(game_id: UUID, viewer: Viewer) -> dict[str, Any]:
+    view, version = services().views.view(game_id, viewer)
+    return {**render(view, viewer), "version": version}
+
+
+def _summary(game_id: UUID) -> dict[str, Any]:
+    facts = services().views.facts(game_id)
+    state, version = services().views.view(game_id, PUBLIC_VIEWER)
+    first = facts[0].fact
+    assert isinstance(first, ev.GameStarted)
+    result = state.result
+    return {
+        "game_id": game_id,
+        "ruleset": state.ruleset.preset,
+        "players": state.ruleset.players,
+        "mode": state.mode,
+        "seats": [player.name for player in state.players],
+        "start_seat": state.start_seat,
+        "status": "ended" if state.is_over else "in-progress",
+        "phase": str(state.phase),
+        "turn": state.turn,
+        "active_seat": state.active,
+        "version": version,
+        "started_at": facts[0].recorded_at,
+        "result": None
+        if result is None
+        else {
+            "scores": list(result.scores),
+            "hand_sizes": list(result.hand_sizes),
+            "winners": list(result.winners),
+            "decided_by": result.decided_by,
+        },
+    }
+
+
+@blp.route("/games", methods=["POST"])
+@blp.arguments(schemas.GameCreateSchema)
+@blp.response(201, schemas.GameCreatedSchema)
+@documented(blp, 400, 413, 422)
+def create_game(body: dict[str, Any]) -> dict[str, Any]:
+    """Create a game; the answer holds one secret token per seat and one for the host.
+
+    Keep the tokens: they are shown only here. Send one as `Authorization: Bearer <token>`."""
+    service = services()
+    game_id = uuid4()
+    issued = service.tokens.issue(game_id, len(body["seats"]))
+    try:
+        outcome = service.app.start_game(
+            body["seats"],
+            preset=body["ruleset"],
+            options=body["options"],
+            start_seat=body["start_seat"],
+            mode=body["mode"],
+            seed=body.get("seed"),
+            deck=body.get("deck"),
+            game_id=game_id,
+        )
+    except BaseException:
+        service.tokens.revoke(game_id)
+        raise
+    service.after_write()
+    started = outcome.facts[0]
+    assert isinstance(started, ev.GameStarted)
+    base = f"/api/games/{game_id}"
+    return {
+        "game_id": game_id,
+        "version": outcome.version,
+        "position": outcome.position,
+        "seats": [
+            {"seat": seat, "name": name, "token": token}
+            for seat, (name, token) in enumerate(zip(started.seats, issued.seats, strict=True))
+        ],
+        "host_token": issued.host,
+        "ruleset": started.ruleset,
+        "links": {
+            "self": base,
+            "view": f"{base}/view",
+            "commands": f"{base}/commands",
+            "events": f"{base}/events",
+            "scoreboard": f"{base}/scoreboard",
+        },
+    }
+
+
+@blp.route("/games", methods=["GET"])
+@blp.arguments(schemas.GamesQuerySchema, location="query")
+@blp.response(200, schemas.GameListSchema)
+@documented(blp, 400, 422)
+def list_games(query: dict[str, Any]) -> dict[str, Any]:
+    """Games, newest first, filtered by status, player name and ruleset."""
+    service = services()
+    if "after_position" in query:
+        service.projector.wait(query["after_position"], timeout=5.0)
+    records = queries.games(
+        service.engine,
+        status=query.get("status"),
+        player=query.get("player"),
+        preset=query.get("ruleset"),
+    )
+    return {"games": [_record(record) for record in records]}
+
+
+def _record(record: queries.GameRecord) -> dict[str, Any]:
+    return {
+        "game_id": record.game_id,
+        "ruleset": record.preset,
+        "players": record.players,
+        "mode": record.mode,
+        "seats": record.seats,
+        "status": record.status,
+        "started_at": record.started_at,
+        "ended_at": record.ended_at,
+        "turns": record.turns,
+        "winners": record.winners,
+        "decided_by": record.decided_by,
+    }
+
+
+@blp.route("/games/<uuid:game_id>", methods=["GET"])
+@blp.response(200, schemas.GameSummarySchema)
+@documented(blp, 404)
+def game_summary(game_id: UUID) -> dict[str, Any]:
+    """What anyone may know about a game: seats, ruleset, status, phase, result."""
+    return _summary(game_id)
+
+
+@blp.route("/games/<uuid:game_id>/view", methods=["GET"])
+@blp.arguments(schemas.ViewQuerySchema, location="query")
+@blp.response(200, schemas.ViewSchema)
+@documented(blp, 401, 403, 404, 422)
+def game_view(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+    """The table as the caller may see it: a seat (its token) sees its own hand in order and its
+    legal commands; the host of a tabletop game sees every hand; no token is the public view."""
+    services().views.facts(game_id)  # 404 before 401/403 for an unknown game
+    viewer = viewer_for(
+        game_id, caller_for(game_id), perspective=query.get("perspective"), seat=query.get("seat")
+    )
+    return _document(game_id, viewer)
+
+
+@blp.route("/games/<uuid:game_id>/legal", methods=["GET"])
+@blp.response(200, schemas.LegalSchema)
+@documented(blp, 401, 403, 404)
+def legal(game_id: UUID) -> dict[str, Any]:
+    """The caller's legal commands now (a seat's token)."""
+    services().views.facts(game_id)
+    caller = caller_for(game_id)
+    if caller is None or caller.seat is None:
+        raise unauthorized("legal commands belong to a seat: send that seat's token")
+    document = _document(game_id, Viewer.of_seat(caller.seat))
+    return document.get("legal") or {"commands": [], "offer": None}
+
+
+def _expected_version(body: dict[str, Any]) -> int | None:
+    header = request.headers.get("If-Match")
+    from_body = body.pop("expected_version", None)
+    if header is None:
+        return from_body
+    match = VERSION_TAG.match(header.strip())
+    if match is None:
+        raise ApiError(400, "bad_request", 'If-Match must be a game version, e.g. "12"')
+    version = int(match.group(1))
+    if from_body is not None and from_body != version:
+        raise ApiError(
+            400, "bad_request", "If-Match and expected_version disagree; send one of them"
+        )
+    return version
+
+
+def _authorize(caller: Caller, state: GameState, body: dict[str, Any]) -> None:
+    """Fill in the caller's seat and check it may give this command (403 if not)."""
+    kind = body["type"]
+    if caller.role == HOST:
+        if state.mode != TABLETOP:
+            raise forbidden("in digital games only a seat's own token can give commands")
+        if "seat" not in body and kind != Deal.type:
+            if kind not in ("reveal", "draw"):
+                raise ApiError(
+                    422,
+                    "validation_error",
+                    "the host must name the seat it acts for",
+                    errors={"json": {"seat": ["Missing: the seat the host acts for"]}},
+                )
+            body["seat"] = state.active
+        return
+    if kind == Deal.type:
+        raise forbidden("only the host of a tabletop game enters the dealt hands")
+    body.setdefault("seat", caller.seat)
+    if body["seat"] != caller.seat:
+        raise forbidden(
+            f"this token is seat {caller.seat}'s; it cannot act for seat {body['seat']}"
+        )
+
+
+@blp.route("/games/<uuid:game_id>/commands", methods=["POST"])
+@blp.arguments(schemas.CommandSchema)
+@blp.response(200, schemas.CommandResultSchema)
+@documented(blp, *ERRORS)
+def command(body: dict[str, Any], game_id: UUID) -> Any:
+    """Give a command as the token's seat (the host of a tabletop game may act for any seat).
+
+    Send `If-Match: "<version>"` (or `expected_version`) to refuse it with 412 if the game has
+    moved on, and an `Idempotency-Key` header to make a retry safe: the same key and body get
+    the first answer again and store nothing new."""
+    service = services()
+    service.views.facts(game_id)
+    caller = caller_for(game_id)
+    if caller is None:
+        raise unauthorized("commands need a seat's (or the host's) token")
+    expected = _expected_version(body)
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not 1 <= len(key) <= 128:
+        raise ApiError(400, "bad_request", "Idempotency-Key must be 1 to 128 characters")
+    fingerprint = {"command": body, "expected_version": expected}
+    if key is not None:
+        replay = service.idempotency.begin(game_id, key, caller, fingerprint)
+        if replay is not None:
+            return replay.response, replay.status, {"Idempotent-Replayed": "true"}
+    try:
+        status, document = 200, _execute(service, game_id, caller, body, expected)
+    except (ApiError, BohnanzaError) as error:
+        if key is None:
+            raise
+        response = error_response(error)
+        status, document = response.status_code, response.get_json()
+    except BaseException:
+        if key is not None:
+            service.idempotency.abandon(game_id, key)
+        raise
+    if key is not None:
+        document = schemas.CommandResultSchema().dump(document) if status == 200 else document
+        service.idempotency.finish(game_id, key, status, document)
+    return document, status, {"ETag": f'"{document["version"]}"'} if status == 200 else {}
+
+
+def _execute(
+    service: Services, game_id: UUID, caller: Caller, body: dict[str, Any], expected: int | None
+) -> dict[str, Any]:
+    state, _ = service.views.view(game_id, HOST_VIEWER if caller.role == HOST else PUBLIC_VIEWER)
+    _authorize(caller, state, body)
+    command = parse_command(body)
+    try:
+        outcome = service.app.execute(game_id, command, expected_version=expected)
+    except Conflict as conflict:
+        if expected is None:
+            raise
+        raise ApiError(
+            412, "precondition_failed", str(conflict), current_version=conflict.current_version
+        ) from None
+    service.after_write()
+    viewer = HOST_VIEWER if caller.role == HOST else Viewer.of_seat(caller.seat or 0)
+    first = outcome.version - len(outcome.facts) + 1
+    return {
+        "game_id": game_id,
+        "version": outcome.version,
+        "position": outcome.position,
+        "events": [
+            {
+                "position": first + i,
+                "type": fact.kind,
+                "event": redact(fact, viewer, state.mode).payload(),
+            }
+            for i, fact in enumerate(outcome.facts)
+        ],
+        "view": _document(game_id, viewer),
+    }
+
+
+@blp.route("/games/<uuid:game_id>/events", methods=["GET"])
+@blp.arguments(schemas.EventsQuerySchema, location="query")
+@blp.response(200, schemas.EventPageSchema)
+@documented(blp, 401, 404, 422)
+def events(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+    """The caller's redacted event feed, from position `after` + 1, `limit` items a page."""
+    facts = services().views.facts(game_id)
+    viewer = viewer_for(game_id, caller_for(game_id))
+    after, limit = query["after"], query["limit"]
+    first = facts[0].fact
+    assert isinstance(first, ev.GameStarted)
+    page = facts[after : after + limit]
+    items = [
+        {
+            "position": recorded.version,
+            "type": recorded.fact.kind,
+            "event": redact(recorded.fact, viewer, first.mode).payload(),
+        }
+        for recorded in page
+    ]
+    more = after + limit < len(facts)
+    return {"items": items, "next_after": after + limit if more else None, "version": len(facts)}

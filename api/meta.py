@@ -1,0 +1,58 @@
+"""The service itself: health, the rulesets it knows, and the interactive API docs' assets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import swagger_ui_bundle
+from flask import Response, send_from_directory
+from flask_smorest import Blueprint
+
+from domain.rules.rulesets import OPTIONS, PRESETS
+
+from . import schemas
+from .games import services
+
+blp = Blueprint("service", __name__, url_prefix="/api", description="The service and its rulesets.")
+assets = Blueprint("docs_assets", __name__)
+
+
+@blp.route("/health", methods=["GET"])
+@blp.response(200, schemas.HealthSchema)
+def health() -> dict[str, Any]:
+    """The store answers: its latest position."""
+    return {"status": "ok", "position": services().app.position()}
+
+
+@blp.route("/rulesets", methods=["GET"])
+@blp.response(200, schemas.RulesetsSchema)
+def rulesets() -> dict[str, Any]:
+    """Every preset and option a game may be created with (the engine's own data)."""
+    return {
+        "presets": [
+            {
+                "id": preset.id,
+                "description": preset.description,
+                "source": preset.source,
+                "player_counts": list(preset.player_counts),
+            }
+            for preset in PRESETS.values()
+        ],
+        "options": [
+            {
+                "name": option.name,
+                "description": option.description,
+                "section": option.section,
+                "values": list(option.choices),
+                "duel_only": option.duel_only,
+                "is_list": option.is_list,
+            }
+            for option in OPTIONS.values()
+        ],
+    }
+
+
+@assets.route("/docs/static/<path:filename>")
+def swagger_asset(filename: str) -> Response:
+    """Swagger UI's files, served from the installed bundle (no CDN)."""
+    return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename)

@@ -1,0 +1,336 @@
+"""Request and response schemas (marshmallow): the API's contract, published as OpenAPI 3."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from domain.rules.beans import BEANS
+from domain.rules.commands import COMMAND_TYPES
+from domain.rules.rulesets import DEFAULT_PRESET, PRESETS
+from domain.rules.state import DIGITAL, MODES, Phase
+
+BEAN = fields.String(validate=validate.OneOf(list(BEANS)))
+SEAT_NUMBER = {"validate": validate.Range(min=0, max=6)}
+INDEX = {"validate": validate.Range(min=0, max=200)}
+STATUSES = ("in-progress", "ended")
+
+
+def _beans(**kwargs: object) -> fields.List:
+    return fields.List(fields.String(validate=validate.OneOf(list(BEANS))), **kwargs)
+
+
+class ErrorSchema(Schema):
+    """Every error, everywhere: {code, status, message, errors} (+ rule for rule violations)."""
+
+    code = fields.String(required=True, metadata={"example": "rule_violation"})
+    status = fields.Integer(required=True, metadata={"example": 409})
+    message = fields.String(required=True)
+    errors = fields.Dict(
+        required=True, metadata={"description": "Field messages, by location and field name"}
+    )
+    rule = fields.String(metadata={"description": "The RULES.md section broken, e.g. RULES §8.3"})
+    current_version = fields.Integer(allow_none=True)
+
+
+# --- requests -------------------------------------------------------------------------------------
+
+
+class GameCreateSchema(Schema):
+    seats = fields.List(
+        fields.String(validate=validate.Length(min=1, max=40)),
+        required=True,
+        validate=validate.Length(min=2, max=7),
+        metadata={"description": "Seat names, clockwise", "example": ["Ana", "Ben", "Cleo"]},
+    )
+    ruleset = fields.String(load_default=DEFAULT_PRESET, validate=validate.OneOf(list(PRESETS)))
+    options = fields.Dict(
+        keys=fields.String(),
+        load_default=dict,
+        metadata={"description": "Ruleset options, see GET /api/rulesets"},
+    )
+    start_seat = fields.Integer(load_default=0, **SEAT_NUMBER)
+    mode = fields.String(load_default=DIGITAL, validate=validate.OneOf(MODES))
+    seed = fields.Integer(
+        validate=validate.Range(min=0, max=2**63 - 1),
+        metadata={"description": "Digital games: the seed of every shuffle (default: random)"},
+    )
+    deck = _beans(metadata={"description": "Digital games: an explicit deck order, top card first"})
+
+
+class CommandSchema(Schema):
+    """A command (domain/rules/commands.py). Seats, fields and hand positions count from 0."""
+
+    type = fields.String(required=True, validate=validate.OneOf(list(COMMAND_TYPES)))
+    seat = fields.Integer(metadata={"description": "Defaults to the caller's seat"}, **SEAT_NUMBER)
+    field = fields.Integer(**INDEX)
+    bean = BEAN
+    cards = _beans(allow_none=True, metadata={"description": "Tabletop reveal/draw: cards seen"})
+    to = fields.Integer(**SEAT_NUMBER)
+    hand = fields.List(fields.Integer(**INDEX), metadata={"description": "Hand positions"})
+    revealed = _beans()
+    trade_area = _beans()
+    wants = _beans()
+    offer = fields.Integer(validate=validate.Range(min=1))
+    position = fields.Integer(**INDEX)
+    hands = fields.List(_beans(), metadata={"description": "Tabletop deal: each seat's hand"})
+    expected_version = fields.Integer(
+        validate=validate.Range(min=1),
+        metadata={
+            "description": "Refuse with 412 unless the game is at this version (or If-Match)"
+        },
+    )
+
+
+class ViewQuerySchema(Schema):
+    perspective = fields.String(
+        validate=validate.OneOf(["auditor"]),
+        metadata={"description": "auditor: everything, once the game is over (or with rights)"},
+    )
+    seat = fields.Integer(
+        metadata={"description": "Ask for a seat's view: only that seat's token may"}, **SEAT_NUMBER
+    )
+
+
+class EventsQuerySchema(Schema):
+    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
+    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+
+
+class GamesQuerySchema(Schema):
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    player = fields.String(validate=validate.Length(min=1, max=40))
+    ruleset = fields.String(validate=validate.OneOf(list(PRESETS)))
+    after_position = fields.Integer(
+        validate=validate.Range(min=0),
+        metadata={"description": "Wait until the read model has seen this store position"},
+    )
+
+
+class LeaderboardQuerySchema(Schema):
+    ruleset = fields.String(validate=validate.OneOf(list(PRESETS)))
+    players = fields.Integer(validate=validate.Range(min=2, max=7))
+    after_position = fields.Integer(validate=validate.Range(min=0))
+
+
+class PositionQuerySchema(Schema):
+    after_position = fields.Integer(validate=validate.Range(min=0))
+
+
+# --- responses ------------------------------------------------------------------------------------
+
+
+class SeatTokenSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    token = fields.String(required=True)
+
+
+class GameCreatedSchema(Schema):
+    game_id = fields.UUID(required=True)
+    version = fields.Integer(required=True)
+    position = fields.Integer(required=True, allow_none=True)
+    seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
+    host_token = fields.String(required=True)
+    ruleset = fields.Dict(required=True, metadata={"description": "The fully resolved ruleset"})
+    links = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
+
+
+class ResultSchema(Schema):
+    scores = fields.List(fields.Integer(), required=True)
+    hand_sizes = fields.List(fields.Integer(), required=True)
+    winners = fields.List(fields.Integer(), required=True)
+    decided_by = fields.String(required=True, allow_none=True)
+
+
+class GameSummarySchema(Schema):
+    game_id = fields.UUID(required=True)
+    ruleset = fields.String(required=True)
+    players = fields.Integer(required=True)
+    mode = fields.String(required=True)
+    seats = fields.List(fields.String(), required=True)
+    start_seat = fields.Integer(required=True)
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES))
+    phase = fields.String(required=True, validate=validate.OneOf([str(p) for p in Phase]))
+    turn = fields.Integer(required=True)
+    active_seat = fields.Integer(required=True)
+    version = fields.Integer(required=True)
+    started_at = fields.DateTime(required=True)
+    result = fields.Nested(ResultSchema, required=True, allow_none=True)
+
+
+class GameListItemSchema(Schema):
+    game_id = fields.UUID(required=True)
+    ruleset = fields.String(required=True)
+    players = fields.Integer(required=True)
+    mode = fields.String(required=True)
+    seats = fields.List(fields.String(), required=True)
+    status = fields.String(required=True)
+    started_at = fields.DateTime(required=True)
+    ended_at = fields.DateTime(required=True, allow_none=True)
+    turns = fields.Integer(required=True)
+    winners = fields.List(fields.String(), required=True)
+    decided_by = fields.String(required=True, allow_none=True)
+
+
+class GameListSchema(Schema):
+    games = fields.List(fields.Nested(GameListItemSchema), required=True)
+
+
+class FieldViewSchema(Schema):
+    bean = fields.String(required=True, allow_none=True)
+    count = fields.Integer(required=True)
+
+
+class SeatViewSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    hand = fields.List(
+        fields.String(),
+        required=True,
+        allow_none=True,
+        metadata={"description": "Front card first; null when the viewer may not see it"},
+    )
+    hand_size = fields.Integer(required=True)
+    fields_ = fields.List(fields.Nested(FieldViewSchema), required=True, data_key="fields")
+    trade_area = fields.List(fields.String(), required=True)
+    coins = fields.Integer(required=True, allow_none=True)
+    bought_third_field = fields.Boolean(required=True)
+
+
+class OfferViewSchema(Schema):
+    id = fields.Integer(required=True)
+    proposer = fields.Integer(required=True)
+    to = fields.Integer(required=True)
+    gives = fields.List(fields.String(), required=True)
+    gives_from_hand = fields.List(fields.Integer(), required=True)
+    gives_revealed = fields.List(fields.String(), required=True)
+    gives_from_trade_area = fields.List(fields.String(), required=True)
+    wants = fields.List(fields.String(), required=True)
+
+
+class OfferRangeSchema(Schema):
+    to = fields.List(fields.Integer(), required=True)
+    hand = fields.List(fields.Integer(), required=True)
+    revealed = fields.List(fields.String(), required=True)
+    trade_area = fields.List(fields.String(), required=True)
+    wants = fields.List(fields.String(), required=True)
+
+
+class LegalSchema(Schema):
+    commands = fields.List(fields.Dict(), required=True)
+    offer = fields.Nested(OfferRangeSchema, required=True, allow_none=True)
+
+
+class PileSchema(Schema):
+    size = fields.Integer(required=True)
+    top = fields.String(allow_none=True)
+    cards = fields.List(fields.String())
+
+
+class ViewerSchema(Schema):
+    kind = fields.String(required=True)
+    seat = fields.Integer(required=True, allow_none=True)
+
+
+class ViewSchema(Schema):
+    viewer = fields.Nested(ViewerSchema, required=True)
+    ruleset = fields.String(required=True)
+    players = fields.Integer(required=True)
+    mode = fields.String(required=True)
+    phase = fields.String(required=True)
+    turn = fields.Integer(required=True)
+    active_seat = fields.Integer(required=True)
+    start_seat = fields.Integer(required=True)
+    planted_this_turn = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(SeatViewSchema), required=True)
+    draw_pile = fields.Nested(PileSchema, required=True)
+    discard_pile = fields.Nested(PileSchema, required=True)
+    revealed = fields.List(fields.String(), required=True)
+    offers = fields.List(fields.Nested(OfferViewSchema), required=True)
+    duel_offer = fields.List(fields.String(), required=True)
+    removed_from_game = fields.Integer(required=True)
+    exhaustions = fields.Integer(required=True)
+    game_ends_on_exhaustion = fields.Integer(required=True)
+    end_triggered = fields.Boolean(required=True)
+    result = fields.Nested(ResultSchema, required=True, allow_none=True)
+    seed = fields.Integer(allow_none=True)
+    legal = fields.Nested(LegalSchema)
+    version = fields.Integer(required=True)
+
+
+class FeedItemSchema(Schema):
+    position = fields.Integer(required=True)
+    type = fields.String(required=True)
+    event = fields.Dict(required=True)
+
+
+class EventPageSchema(Schema):
+    items = fields.List(fields.Nested(FeedItemSchema), required=True)
+    next_after = fields.Integer(required=True, allow_none=True)
+    version = fields.Integer(required=True)
+
+
+class CommandResultSchema(Schema):
+    game_id = fields.UUID(required=True)
+    version = fields.Integer(required=True)
+    position = fields.Integer(required=True, allow_none=True)
+    events = fields.List(fields.Nested(FeedItemSchema), required=True)
+    view = fields.Nested(ViewSchema, required=True)
+
+
+class SeatScoreSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    coins = fields.Integer(required=True, allow_none=True)
+    coins_earned = fields.Integer(required=True, allow_none=True)
+    harvests = fields.Integer(required=True)
+    trades = fields.Integer(required=True)
+    donations = fields.Integer(required=True)
+    planted = fields.Integer(required=True)
+    winner = fields.Boolean(required=True)
+
+
+class ScoreboardSchema(Schema):
+    game = fields.Nested(GameSummarySchema, required=True)
+    seats = fields.List(fields.Nested(SeatScoreSchema), required=True)
+
+
+class StandingSchema(Schema):
+    name = fields.String(required=True)
+    games = fields.Integer(required=True)
+    wins = fields.Integer(required=True)
+    win_rate = fields.Float(required=True)
+    average_score = fields.Float(required=True)
+    best_score = fields.Integer(required=True)
+
+
+class LeaderboardSchema(Schema):
+    ruleset = fields.String(required=True, allow_none=True)
+    players = fields.Integer(required=True, allow_none=True)
+    standings = fields.List(fields.Nested(StandingSchema), required=True)
+
+
+class OptionSchema(Schema):
+    name = fields.String(required=True)
+    description = fields.String(required=True)
+    section = fields.String(required=True)
+    values = fields.List(fields.Raw(), required=True)
+    duel_only = fields.Boolean(required=True)
+    is_list = fields.Boolean(required=True)
+
+
+class PresetSchema(Schema):
+    id = fields.String(required=True)
+    description = fields.String(required=True)
+    source = fields.String(required=True)
+    player_counts = fields.List(fields.Integer(), required=True)
+
+
+class RulesetsSchema(Schema):
+    presets = fields.List(fields.Nested(PresetSchema), required=True)
+    options = fields.List(fields.Nested(OptionSchema), required=True)
+
+
+class HealthSchema(Schema):
+    status = fields.String(required=True)
+    position = fields.Integer(required=True)

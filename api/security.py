@@ -1,0 +1,186 @@
+"""Who is calling (seat and host tokens), and answering a retried request once (idempotency).
+
+Tokens carry 192 random bits, are shown once when a game is created, and are stored only as
+SHA-256 digests; a presented token is looked up by its digest and compared in constant time. No
+token is ever logged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+from sqlalchemy import Engine, delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from domain.rules.errors import BohnanzaError
+
+from .tables import idempotency, tokens
+
+TOKEN_PREFIX = "bzt_"
+TOKEN_BYTES = 24
+SEAT = "seat"
+HOST = "host"
+
+
+def new_token() -> str:
+    return TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """The holder of a token for one game: a seat, or the host (the table's recorder)."""
+
+    game_id: UUID
+    role: str
+    seat: int | None
+    token_digest: str
+
+    @property
+    def name(self) -> str:
+        return f"seat {self.seat}" if self.role == SEAT else self.role
+
+
+@dataclass(frozen=True, slots=True)
+class IssuedTokens:
+    seats: list[str]
+    host: str
+
+
+class TokenStore:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def issue(self, game_id: UUID, seats: int) -> IssuedTokens:
+        """New tokens for every seat and the host of a new game (stored as digests only)."""
+        issued = IssuedTokens([new_token() for _ in range(seats)], new_token())
+        now = datetime.now(UTC)
+        rows = [
+            {
+                "digest": digest(token),
+                "game_id": game_id,
+                "role": SEAT,
+                "seat": seat,
+                "created_at": now,
+            }
+            for seat, token in enumerate(issued.seats)
+        ]
+        rows.append(
+            {
+                "digest": digest(issued.host),
+                "game_id": game_id,
+                "role": HOST,
+                "seat": None,
+                "created_at": now,
+            }
+        )
+        with self.engine.begin() as connection:
+            connection.execute(insert(tokens), rows)
+        return issued
+
+    def revoke(self, game_id: UUID) -> None:
+        """Forget every token of a game (one that could not be created)."""
+        with self.engine.begin() as connection:
+            connection.execute(delete(tokens).where(tokens.c.game_id == game_id))
+
+    def resolve(self, game_id: UUID, token: str) -> Caller | None:
+        """The caller a token stands for in this game, or None for an unknown or foreign token."""
+        presented = digest(token)
+        with self.engine.connect() as connection:
+            row = connection.execute(
+                select(tokens.c.digest, tokens.c.game_id, tokens.c.role, tokens.c.seat).where(
+                    tokens.c.digest == presented
+                )
+            ).first()
+        if row is None or not hmac.compare_digest(row.digest, presented) or row.game_id != game_id:
+            return None
+        return Caller(game_id, row.role, row.seat, row.digest)
+
+
+class IdempotencyError(BohnanzaError):
+    """An Idempotency-Key that cannot be honoured."""
+
+
+class KeyReused(IdempotencyError):
+    """The key was first used for a different request."""
+
+
+class KeyInFlight(IdempotencyError):
+    """The first request with this key has not finished yet."""
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    status: int
+    response: dict[str, Any]
+
+
+def request_digest(request: Any) -> str:
+    return digest(json.dumps(request, sort_keys=True, separators=(",", ":")))
+
+
+class IdempotencyStore:
+    """One answer per (game, Idempotency-Key): the first request runs, retries get its answer."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def begin(self, game_id: UUID, key: str, caller: Caller, request: Any) -> Replay | None:
+        """Claim the key for this request; the stored answer if it was already given."""
+        fingerprint = request_digest(request)
+        try:
+            with self.engine.begin() as connection:
+                connection.execute(
+                    insert(idempotency).values(
+                        game_id=game_id,
+                        key=key,
+                        caller=caller.token_digest,
+                        request=fingerprint,
+                        status=None,
+                        response=None,
+                        created_at=datetime.now(UTC),
+                    )
+                )
+            return None
+        except IntegrityError:
+            pass
+        with self.engine.connect() as connection:
+            row = connection.execute(
+                select(idempotency).where(
+                    idempotency.c.game_id == game_id, idempotency.c.key == key
+                )
+            ).one()
+        if row.caller != caller.token_digest or row.request != fingerprint:
+            raise KeyReused(
+                f"Idempotency-Key {key!r} was already used for a different request in this game"
+            )
+        if row.status is None:
+            raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")
+        return Replay(row.status, row.response)
+
+    def finish(self, game_id: UUID, key: str, status: int, response: dict[str, Any]) -> None:
+        with self.engine.begin() as connection:
+            connection.execute(
+                update(idempotency)
+                .where(idempotency.c.game_id == game_id, idempotency.c.key == key)
+                .values(status=status, response=response)
+            )
+
+    def abandon(self, game_id: UUID, key: str) -> None:
+        """Forget a claim whose request failed unexpectedly, so the client may retry it."""
+        with self.engine.begin() as connection:
+            connection.execute(
+                delete(idempotency).where(
+                    idempotency.c.game_id == game_id, idempotency.c.key == key
+                )
+            )

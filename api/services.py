@@ -1,0 +1,102 @@
+"""The per-process services behind the API: built once per worker, after the server forks.
+
+`Services` holds the one `Bohnanza` application of the process, the projector and the API's own
+stores. `GameViews` keeps each game's facts (append-only) and each viewer's folded view, brought
+up to date from the store on every read, so several worker processes stay consistent.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from domain.application import Bohnanza, RecordedFact
+from domain.rules.state import GameState
+from projections.engine import projection_engine
+from projections.runner import Projector
+from projections.views import Viewer, ViewFold
+
+from . import tables
+from .security import IdempotencyStore, TokenStore
+
+log = logging.getLogger(__name__)
+
+CACHED_GAMES = 256
+
+
+@dataclass
+class _Game:
+    facts: list[RecordedFact] = field(default_factory=list)
+    views: dict[Viewer, tuple[int, ViewFold]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class GameViews:
+    """Each game's facts and each viewer's view, kept current from the store."""
+
+    def __init__(self, app: Bohnanza, size: int = CACHED_GAMES) -> None:
+        self.app = app
+        self.size = size
+        self._games: OrderedDict[UUID, _Game] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _entry(self, game_id: UUID) -> _Game:
+        with self._lock:
+            entry = self._games.pop(game_id, None) or _Game()
+            self._games[game_id] = entry
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)
+            return entry
+
+    def facts(self, game_id: UUID) -> list[RecordedFact]:
+        """Every fact of the game so far (NotFound for an unknown game)."""
+        entry = self._entry(game_id)
+        with entry.lock:
+            self._refresh(game_id, entry)
+            return list(entry.facts)
+
+    def view(self, game_id: UUID, viewer: Viewer) -> tuple[GameState, int]:
+        """The viewer's view now, and the game version it reflects."""
+        entry = self._entry(game_id)
+        with entry.lock:
+            self._refresh(game_id, entry)
+            seen, fold = entry.views.get(viewer, (0, ViewFold(viewer)))
+            fold.apply_all(recorded.fact for recorded in entry.facts[seen:])
+            entry.views[viewer] = (len(entry.facts), fold)
+            assert fold.state is not None
+            return fold.state, len(entry.facts)
+
+    def _refresh(self, game_id: UUID, entry: _Game) -> None:
+        entry.facts += self.app.recorded_facts(game_id, after=len(entry.facts))
+
+
+class Services:
+    """Everything a request needs, for one process."""
+
+    def __init__(self, database_url: str, *, inline_projections: bool) -> None:
+        self.database_url = database_url
+        self.app = Bohnanza.from_url(database_url)
+        self.engine = projection_engine(database_url)
+        tables.metadata.create_all(self.engine)
+        self.projector = Projector(self.app, self.engine)
+        self.tokens = TokenStore(self.engine)
+        self.idempotency = IdempotencyStore(self.engine)
+        self.views = GameViews(self.app)
+        self.inline_projections = inline_projections
+
+    def after_write(self) -> None:
+        """Bring the read models up to date in this process, if it keeps them (SQLite default)."""
+        if not self.inline_projections:
+            return
+        try:
+            self.projector.catch_up()
+        except Exception:  # the command is stored; a separate projector run will catch up
+            log.exception("the projections could not catch up after a command")
+
+    def close(self) -> None:
+        self.projector.close()
+        self.engine.dispose()
+        self.app.close()

@@ -1,0 +1,63 @@
+"""Scoreboards and the leaderboard, read from the projections (SQL read models)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+from uuid import UUID
+
+from flask_smorest import Blueprint
+
+from projections import queries
+
+from . import schemas
+from .errors import documented
+from .games import _summary, caller_for, services
+
+blp = Blueprint(
+    "stats",
+    __name__,
+    url_prefix="/api",
+    description="Per-game scoreboards and the cross-game leaderboard (read models).",
+)
+
+
+@blp.route("/games/<uuid:game_id>/scoreboard", methods=["GET"])
+@blp.arguments(schemas.PositionQuerySchema, location="query")
+@blp.response(200, schemas.ScoreboardSchema)
+@documented(blp, 401, 404, 422)
+def scoreboard(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+    """Coins (as the ruleset lets the caller see them), harvests, trades, donations and cards
+    planted per seat. `after_position` waits for a write the caller just made."""
+    service = services()
+    summary = _summary(game_id)
+    caller = caller_for(game_id)
+    service.projector.wait(query.get("after_position", 0), timeout=5.0)
+    seats = queries.scoreboard(service.engine, game_id, viewer=caller.seat if caller else None)
+    return {"game": summary, "seats": [asdict(seat) for seat in seats]}
+
+
+@blp.route("/leaderboard", methods=["GET"])
+@blp.arguments(schemas.LeaderboardQuerySchema, location="query")
+@blp.response(200, schemas.LeaderboardSchema)
+@documented(blp, 422)
+def leaderboard(query: dict[str, Any]) -> dict[str, Any]:
+    """Players by name over ended games: games, wins, win rate, average and best score; overall
+    or for one ruleset and/or player count."""
+    service = services()
+    service.projector.wait(query.get("after_position", 0), timeout=5.0)
+    standings = queries.leaderboard(
+        service.engine, preset=query.get("ruleset"), players=query.get("players")
+    )
+    return {
+        "ruleset": query.get("ruleset"),
+        "players": query.get("players"),
+        "standings": [
+            {
+                **asdict(standing),
+                "win_rate": standing.win_rate,
+                "average_score": standing.average_score,
+            }
+            for standing in standings
+        ],
+    }

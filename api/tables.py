@@ -1,0 +1,36 @@
+"""The API's own tables: seat and host tokens (hashed) and idempotency records.
+
+These are primary data, not read models: they are never rebuilt from events. They live in the same
+database as the events, through the same SQLAlchemy engine as the projections.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import JSON, Column, Integer, MetaData, String, Table, Text, Uuid
+
+from projections.tables import UTCDateTime
+
+metadata = MetaData()
+
+tokens = Table(
+    "api_tokens",
+    metadata,
+    Column("digest", String(64), primary_key=True, comment="sha256 of the token; never the token"),
+    Column("game_id", Uuid, nullable=False, index=True),
+    Column("role", String(8), nullable=False, comment="seat or host"),
+    Column("seat", Integer, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+)
+
+idempotency = Table(
+    "api_idempotency",
+    metadata,
+    Column("game_id", Uuid, primary_key=True),
+    Column("key", String(128), primary_key=True),
+    Column("caller", String(64), nullable=False, comment="digest of the caller's token"),
+    Column("request", String(64), nullable=False, comment="sha256 of the canonical request"),
+    Column("status", Integer, nullable=True, comment="None while the first request runs"),
+    Column("response", JSON, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("note", Text, nullable=True),
+)
