@@ -71,6 +71,15 @@ class InvalidRuleset(BohnanzaError):
     """An unknown preset, option or option value, or a combination that makes no sense."""
 
 
+class InvalidInput(BohnanzaError):
+    """A request that is well-formed JSON but asks for something that cannot exist (a step out of
+    range, an unknown glyph): the caller must change it."""
+
+
+class Forbidden(BohnanzaError):
+    """The caller may not do this (edit someone else's note, fork a game still being played)."""
+
+
 class NotFound(BohnanzaError):
     """No game (or other record) with that id."""
 

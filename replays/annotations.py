@@ -1,0 +1,289 @@
+"""Annotations: notes on a game's steps, event-sourced beside the game, never inside it.
+
+Each game has one `Annotations` aggregate (its id derives from the game's). A note has an author
+(a seat, the host, or a named guest), a step, text, an optional glyph (`!`, `?`, `!!`, `??`, `!?`,
+`?!`) and a visibility: `author` (only its author), `seat` (one seat), `table` (the seats and the
+host) or `public`. Edits and deletions are new events, so the history stays.
+
+Who sees a note also depends on its step: a note on a step holding a card the viewer may not know
+(another player's drawn card, say) is not shown to that viewer, whatever its visibility.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.domain import Aggregate, event
+
+from domain.application import Bohnanza
+from domain.rules import events as ev
+from domain.rules.errors import Forbidden, InvalidInput, NotFound
+from projections.views import AUDITOR, HOST, SEAT, Viewer, redact
+
+GLYPHS = ("!", "?", "!!", "??", "!?", "?!")
+VISIBILITIES = ("author", "seat", "table", "public")
+GUEST = "guest"
+MAX_TEXT = 4000
+KEEP: Any = object()
+"""Passed to `edit_note` for a field that stays as it is."""
+
+
+@dataclass(frozen=True, slots=True)
+class Author:
+    """Who wrote a note: a seat, the host, or a guest (no token; public notes on ended games)."""
+
+    role: str
+    name: str
+    seat: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "name": self.name, "seat": self.seat}
+
+    def is_viewer(self, viewer: Viewer) -> bool:
+        if self.role == SEAT:
+            return viewer.kind == SEAT and viewer.seat == self.seat
+        return self.role == HOST and viewer.kind == HOST
+
+
+class Annotations(Aggregate):
+    """All notes on one game."""
+
+    TOPIC = "bohnanza:Annotations"
+
+    class Event(Aggregate.Event):
+        TOPIC = "bohnanza:Annotations.Event"
+
+    @staticmethod
+    def create_id(game_id: str) -> UUID:
+        return uuid5(NAMESPACE_URL, f"/bohnanza/games/{game_id}/annotations")
+
+    @event("Opened", topic="bohnanza:AnnotationsOpened")
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        self.notes: dict[str, dict[str, Any]] = {}
+
+    @event("NoteAdded", topic="bohnanza:NoteAdded")
+    def add(
+        self,
+        note: int,
+        step: int,
+        author: dict[str, Any],
+        text: str,
+        glyph: str | None,
+        visibility: str,
+        seat: int | None,
+    ) -> None:
+        self.notes[str(note)] = {
+            "id": note,
+            "step": step,
+            "author": author,
+            "text": text,
+            "glyph": glyph,
+            "visibility": visibility,
+            "seat": seat,
+            "deleted": False,
+            "history": [],
+        }
+
+    @event("NoteEdited", topic="bohnanza:NoteEdited")
+    def edit(
+        self, note: int, text: str, glyph: str | None, visibility: str, seat: int | None
+    ) -> None:
+        current = self.notes[str(note)]
+        current["history"].append({k: current[k] for k in ("text", "glyph", "visibility", "seat")})
+        current.update(text=text, glyph=glyph, visibility=visibility, seat=seat)
+
+    @event("NoteDeleted", topic="bohnanza:NoteDeleted")
+    def delete(self, note: int) -> None:
+        self.notes[str(note)]["deleted"] = True
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    id: int
+    game_id: UUID
+    step: int
+    author: Author
+    text: str
+    glyph: str | None
+    visibility: str
+    seat: int | None
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "game_id": self.game_id,
+            "step": self.step,
+            "author": self.author.to_dict(),
+            "text": self.text,
+            "glyph": self.glyph,
+            "visibility": self.visibility,
+            "seat": self.seat,
+            "history": self.history,
+        }
+
+
+def _check(
+    facts: Sequence[ev.Event],
+    step: int,
+    text: str,
+    glyph: str | None,
+    visibility: str,
+    seat: int | None,
+) -> None:
+    if not 1 <= step <= len(facts):
+        raise InvalidInput(f"step {step} does not exist; this game has steps 1–{len(facts)}")
+    if not text.strip() or len(text) > MAX_TEXT:
+        raise InvalidInput(f"a note needs text, at most {MAX_TEXT} characters")
+    if glyph is not None and glyph not in GLYPHS:
+        raise InvalidInput(f"glyph {glyph!r} is not one of {' '.join(GLYPHS)}")
+    if visibility not in VISIBILITIES:
+        raise InvalidInput(f"visibility {visibility!r} is not one of {', '.join(VISIBILITIES)}")
+    first = facts[0]
+    assert isinstance(first, ev.GameStarted)
+    if (visibility == "seat") != (seat is not None):
+        raise InvalidInput("a note for one seat names that seat (and only such a note does)")
+    if seat is not None and not 0 <= seat < len(first.seats):
+        raise InvalidInput(f"seat {seat} does not exist in this game")
+
+
+def _load(app: Bohnanza, game_id: UUID) -> Annotations | None:
+    try:
+        notes = app.repository.get(Annotations.create_id(str(game_id)))
+    except AggregateNotFoundError:
+        return None
+    assert isinstance(notes, Annotations)
+    return notes
+
+
+def add_note(
+    app: Bohnanza,
+    game_id: UUID,
+    facts: Sequence[ev.Event],
+    *,
+    step: int,
+    author: Author,
+    text: str,
+    glyph: str | None = None,
+    visibility: str = "public",
+    seat: int | None = None,
+) -> Note:
+    """Add a note to step `step` (1 = the game's first event) of a game whose facts are given."""
+    _check(facts, step, text, glyph, visibility, seat)
+    if author.role == GUEST and visibility != "public":
+        raise Forbidden("a note without a seat's or the host's token can only be public")
+    notes = _load(app, game_id) or Annotations(game_id=str(game_id))
+    number = len(notes.notes) + 1
+    notes.add(number, step, author.to_dict(), text, glyph, visibility, seat)
+    app.save(notes)
+    return _note(game_id, notes.notes[str(number)])
+
+
+def _own(app: Bohnanza, game_id: UUID, note: int, editor: Author) -> Annotations:
+    notes = _load(app, game_id)
+    current = None if notes is None else notes.notes.get(str(note))
+    if notes is None or current is None or current["deleted"]:
+        raise NotFound(f"no note {note} on game {game_id}")
+    if editor.role == GUEST or Author(**current["author"]) != editor:
+        raise Forbidden(
+            f"note {note} is {current['author']['name']}'s; only its author may change it"
+        )
+    return notes
+
+
+def edit_note(
+    app: Bohnanza,
+    game_id: UUID,
+    facts: Sequence[ev.Event],
+    note: int,
+    *,
+    editor: Author,
+    text: str = KEEP,
+    glyph: str | None = KEEP,
+    visibility: str = KEEP,
+    seat: int | None = KEEP,
+) -> Note:
+    """Change a note's text, glyph, visibility or seat; fields left as KEEP stay."""
+    notes = _own(app, game_id, note, editor)
+    current = notes.notes[str(note)]
+    text = current["text"] if text is KEEP else text
+    glyph = current["glyph"] if glyph is KEEP else glyph
+    visibility = current["visibility"] if visibility is KEEP else visibility
+    seat = current["seat"] if seat is KEEP else seat
+    _check(facts, current["step"], text, glyph, visibility, seat)
+    notes.edit(note, text, glyph, visibility, seat)
+    app.save(notes)
+    return _note(game_id, notes.notes[str(note)])
+
+
+def delete_note(app: Bohnanza, game_id: UUID, note: int, *, editor: Author) -> None:
+    notes = _own(app, game_id, note, editor)
+    notes.delete(note)
+    app.save(notes)
+
+
+def _note(game_id: UUID, data: dict[str, Any]) -> Note:
+    return Note(
+        id=data["id"],
+        game_id=game_id,
+        step=data["step"],
+        author=Author(**data["author"]),
+        text=data["text"],
+        glyph=data["glyph"],
+        visibility=data["visibility"],
+        seat=data["seat"],
+        history=list(data["history"]),
+    )
+
+
+def may_see(note: Note, viewer: Viewer, fact: ev.Event, mode: str) -> bool:
+    """Whether `viewer` may read `note`, whose step is `fact` in a game of this mode."""
+    if viewer.kind == AUDITOR or note.author.is_viewer(viewer):
+        return True
+    if redact(fact, viewer, mode) != fact:
+        return False  # the step holds a card this viewer may not know
+    match note.visibility:
+        case "public":
+            return True
+        case "table":
+            return viewer.kind in (SEAT, HOST)
+        case "seat":
+            return viewer.kind == SEAT and viewer.seat == note.seat
+    return False
+
+
+def notes_for(
+    app: Bohnanza,
+    game_id: UUID,
+    facts: Sequence[ev.Event],
+    viewer: Viewer,
+    *,
+    step: int | None = None,
+) -> list[Note]:
+    """The notes `viewer` may read, by step then id; only step `step`'s if given."""
+    notes = _load(app, game_id)
+    if notes is None:
+        return []
+    first = facts[0]
+    assert isinstance(first, ev.GameStarted)
+    shown = []
+    for data in notes.notes.values():
+        if data["deleted"] or (step is not None and data["step"] != step):
+            continue
+        note = _note(game_id, data)
+        if may_see(note, viewer, facts[note.step - 1], first.mode):
+            shown.append(note)
+    return sorted(shown, key=lambda n: (n.step, n.id))
+
+
+def all_notes(app: Bohnanza, game_id: UUID) -> list[Note]:
+    """Every live note (for exports by someone who may see everything)."""
+    notes = _load(app, game_id)
+    if notes is None:
+        return []
+    return [_note(game_id, d) for d in notes.notes.values() if not d["deleted"]]

@@ -1,0 +1,150 @@
+"""What-if forks: a sandbox game that starts from the first steps of another, linked to it.
+
+The fork is a tabletop game with the parent's resolved ruleset, reached by re-deciding the parent's
+commands in tabletop form (each reveal and draw naming its cards), so from the fork point on the
+analyst chooses every card that comes off the pile. A fork starts at a command boundary: asked for
+step k, it takes every whole command whose facts end at or before k.
+
+Both games get a `Lineage` record (event-sourced): the fork knows its parent and the step it left
+from; the parent lists its forks. The fork and both records are saved in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.domain import Aggregate, event
+
+from domain.aggregate import Game
+from domain.application import Bohnanza
+from domain.rules import events as ev
+from domain.rules.decide import decide, start_game
+from domain.rules.errors import InvalidInput
+from domain.rules.evolve import fold
+from domain.rules.rulesets import Ruleset
+from domain.rules.state import TABLETOP, GameState
+from domain.rules.transcript import commands_from_facts
+
+
+class Lineage(Aggregate):
+    """Where a game came from (if it is a fork) and the forks made from it."""
+
+    TOPIC = "bohnanza:Lineage"
+
+    class Event(Aggregate.Event):
+        TOPIC = "bohnanza:Lineage.Event"
+
+    @staticmethod
+    def create_id(game_id: str) -> UUID:
+        return uuid5(NAMESPACE_URL, f"/bohnanza/games/{game_id}/lineage")
+
+    @event("Opened", topic="bohnanza:LineageOpened")
+    def __init__(self, game_id: str) -> None:
+        self.game_id = game_id
+        self.parent: dict[str, Any] | None = None
+        self.forks: list[dict[str, Any]] = []
+
+    @event("ForkedFrom", topic="bohnanza:ForkedFrom")
+    def forked_from(self, parent: str, step: int) -> None:
+        self.parent = {"game_id": parent, "step": step}
+
+    @event("ForkAdded", topic="bohnanza:ForkAdded")
+    def fork_added(self, fork: str, step: int) -> None:
+        self.forks.append({"game_id": fork, "step": step})
+
+
+@dataclass(frozen=True, slots=True)
+class Fork:
+    game_id: UUID
+    parent: UUID
+    step: int
+    """The parent's step the fork continues from (its last fact is the parent's fact `step`)."""
+    facts: list[ev.Event]
+
+
+def _lineage(app: Bohnanza, game_id: UUID) -> Lineage:
+    try:
+        lineage = app.repository.get(Lineage.create_id(str(game_id)))
+    except AggregateNotFoundError:
+        return Lineage(game_id=str(game_id))
+    assert isinstance(lineage, Lineage)
+    return lineage
+
+
+def fork_facts(facts: Sequence[ev.Event], step: int) -> list[ev.Event]:
+    """The facts of a tabletop game replaying `facts` command by command up to step `step`."""
+    if not 1 <= step <= len(facts):
+        raise InvalidInput(f"step {step} does not exist; this game has steps 1–{len(facts)}")
+    first = facts[0]
+    assert isinstance(first, ev.GameStarted)
+    ruleset = Ruleset.from_dict(first.ruleset)
+    replayed = start_game(ruleset, first.seats, start_seat=first.start_seat, mode=TABLETOP)
+    state: GameState = fold(replayed)
+    for command in commands_from_facts(facts, tabletop=True):
+        new = decide(state, command)
+        if len(replayed) + len(new) > step:
+            break
+        replayed += new
+        state = fold(new, state)
+    return replayed
+
+
+def create_fork(app: Bohnanza, parent: UUID, step: int) -> Fork:
+    """Store a new tabletop game continuing from `parent`'s step `step`, and link the two."""
+    facts = fork_facts(app.facts(parent), step)
+    first, *rest = facts
+    assert isinstance(first, ev.GameStarted)
+    game = Game.start(first, game_id=uuid4())
+    game.record(rest)
+    origin = Lineage(game_id=str(game.id))
+    origin.forked_from(str(parent), len(facts))
+    family = _lineage(app, parent)
+    family.fork_added(str(game.id), len(facts))
+    app.save(game, origin, family)
+    return Fork(game.id, parent, len(facts), facts)
+
+
+def forks_of(app: Bohnanza, game_id: UUID) -> list[dict[str, Any]]:
+    """The forks made from a game: [{game_id, step}], oldest first."""
+    return list(_lineage(app, game_id).forks)
+
+
+def parent_of(app: Bohnanza, game_id: UUID) -> dict[str, Any] | None:
+    """{game_id, step} of the game this one was forked from, or None."""
+    return _lineage(app, game_id).parent
+
+
+def _outcome(state: GameState) -> dict[str, Any]:
+    if state.result is None:
+        return {
+            "status": "in-progress",
+            "scores": [len(player.coins) for player in state.players],
+            "winners": None,
+            "decided_by": None,
+        }
+    return {
+        "status": "ended",
+        "scores": list(state.result.scores),
+        "winners": list(state.result.winners),
+        "decided_by": state.result.decided_by,
+    }
+
+
+def compare(app: Bohnanza, fork: UUID) -> dict[str, Any]:
+    """The fork's outcome beside its parent's: scores (coins so far if running) and winners."""
+    origin = parent_of(app, fork)
+    if origin is None:
+        raise InvalidInput(f"game {fork} is not a fork")
+    parent = UUID(origin["game_id"])
+    mine, theirs = _outcome(app.state(fork)), _outcome(app.state(parent))
+    differs = (mine["scores"], mine["winners"]) != (theirs["scores"], theirs["winners"])
+    return {
+        "fork": {"game_id": fork, **mine},
+        "parent": {"game_id": parent, **theirs},
+        "step": origin["step"],
+        "same_outcome": not differs,
+    }
