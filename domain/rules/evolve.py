@@ -12,7 +12,7 @@ several times slower; replays fold thousands of facts.)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from . import events as ev
@@ -41,12 +41,30 @@ def fold(events: Iterable[ev.Event], state: GameState | None = None) -> GameStat
     apply = _APPLY
     for event in events:
         if draft is None:
-            assert isinstance(event, ev.GameStarted), f"a game starts with GameStarted, not {event}"
-            draft = _Draft(_game_started(event))
+            draft = _Draft(_start(event))
             continue
         apply[type(event)](draft, event)
     assert draft is not None, "fold of no events"
     return draft.freeze()
+
+
+def scan(events: Iterable[ev.Event], state: GameState | None = None) -> Iterator[GameState]:
+    """The state after each event in turn (what stepping through a game needs): one draft for
+    the whole sequence, each state sharing every zone the event did not touch."""
+    draft = None if state is None else _Draft(state)
+    apply = _APPLY
+    for event in events:
+        if draft is None:
+            draft = _Draft(_start(event))
+            yield draft.base
+            continue
+        apply[type(event)](draft, event)
+        yield draft.freeze()
+
+
+def _start(event: ev.Event) -> GameState:
+    assert isinstance(event, ev.GameStarted), f"a game starts with GameStarted, not {event}"
+    return _game_started(event)
 
 
 def full_deck(ruleset: Ruleset) -> tuple[str, ...]:
@@ -69,7 +87,7 @@ def without_positions(cards: tuple[str, ...], positions: Iterable[int]) -> tuple
 
 
 class _Seat:
-    """A player's zones while a fact is applied."""
+    """A player's zones while facts are applied."""
 
     __slots__ = ("bought_field", "coins", "fields", "hand", "name", "trade_area")
 
@@ -92,86 +110,111 @@ class _Seat:
         )
 
 
-class _Draft:
-    """A mutable working copy of a GameState. Seats are thawed only when a fact touches them."""
+_ZONES = ("draw_pile", "discard_pile", "removed", "revealed", "duel_offer", "offers")
+_SCALARS = (
+    "next_offer",
+    "exhaustions",
+    "reshuffles",
+    "end_triggered",
+    "phase",
+    "active",
+    "turn",
+    "planted",
+    "hand_discarded",
+    "result",
+)
 
-    __slots__ = (
-        "active",
-        "base",
-        "discard_pile",
-        "draw_pile",
-        "duel_offer",
-        "end_triggered",
-        "exhaustions",
-        "hand_discarded",
-        "next_offer",
-        "offers",
-        "phase",
-        "planted",
-        "players",
-        "removed",
-        "reshuffles",
-        "result",
-        "revealed",
-        "turn",
-    )
+
+def _zone(name: str) -> property:
+    """A draft attribute for one of the state's card zones: a list made from the base state's
+    tuple the first time a fact touches it, and marked for freezing."""
+
+    def get(draft: _Draft) -> list[Any]:
+        draft.dirty.add(name)
+        zone = draft.zones.get(name)
+        if zone is None:
+            zone = draft.zones[name] = list(getattr(draft.base, name))
+        return zone
+
+    def put(draft: _Draft, value: list[Any]) -> None:
+        draft.dirty.add(name)
+        draft.zones[name] = value
+
+    return property(get, put)
+
+
+class _Draft:
+    """A mutable working copy of a GameState. Zones and seats are thawed when a fact first
+    touches them, and only what facts touched since the last freeze is frozen again, so the
+    states of a scan share every untouched zone."""
+
+    __slots__ = ("base", "dirty", "dirty_seats", "seats", "zones", *_SCALARS)
+
+    draw_pile = _zone("draw_pile")
+    discard_pile = _zone("discard_pile")
+    removed = _zone("removed")
+    revealed = _zone("revealed")
+    duel_offer = _zone("duel_offer")
+    offers = _zone("offers")
 
     def __init__(self, state: GameState) -> None:
         self.base = state
-        self.players: list[Player | _Seat] = list(state.players)
-        self.draw_pile = list(state.draw_pile)
-        self.discard_pile = list(state.discard_pile)
-        self.removed = list(state.removed)
-        self.revealed = list(state.revealed)
-        self.duel_offer = list(state.duel_offer)
-        self.offers = list(state.offers)
-        self.next_offer = state.next_offer
-        self.exhaustions = state.exhaustions
-        self.reshuffles = state.reshuffles
-        self.end_triggered = state.end_triggered
-        self.phase = state.phase
-        self.active = state.active
-        self.turn = state.turn
-        self.planted = state.planted
-        self.hand_discarded = state.hand_discarded
-        self.result = state.result
+        self.zones: dict[str, list[Any]] = {}
+        self.dirty: set[str] = set()
+        self.seats: dict[int, _Seat] = {}
+        self.dirty_seats: set[int] = set()
+        for name in _SCALARS:
+            setattr(self, name, getattr(state, name))
 
     def seat(self, index: int) -> _Seat:
-        player = self.players[index]
-        if isinstance(player, Player):
-            player = self.players[index] = _Seat(player)
-        return player
+        self.dirty_seats.add(index)
+        seat = self.seats.get(index)
+        if seat is None:
+            seat = self.seats[index] = _Seat(self.base.players[index])
+        return seat
 
     def take_from_pile(self, beans: list[str]) -> None:
         """Remove drawn cards: off the top in digital games, by bean from the tabletop multiset.
 
         In a viewer's folded view the pile holds UNKNOWN cards; a card seen as it comes off
         such a pile takes the place of an unknown one."""
+        pile = self.draw_pile
         if self.base.mode == TABLETOP:
-            pile = self.draw_pile
             for bean in beans:
                 pile.remove(bean if bean in pile else UNKNOWN)
         else:
-            del self.draw_pile[: len(beans)]
+            del pile[: len(beans)]
 
     def trade_areas_empty(self) -> bool:
-        return not any(player.trade_area for player in self.players)
+        seats = self.seats
+        return not any(
+            seats.get(i, player).trade_area
+            for i, player in enumerate(self.base.players)
+        )
 
     def freeze(self) -> GameState:
+        """The state now; the draft may go on from it."""
         base = self.base
-        return GameState.build(
+        players = base.players
+        if self.dirty_seats:
+            changed = list(players)
+            for index in self.dirty_seats:
+                changed[index] = self.seats[index].freeze()
+            players = tuple(changed)
+        zones = {name: tuple(self.zones[name]) for name in self.dirty}
+        state = GameState.build(
             base.ruleset,
             base.mode,
             base.seed,
             base.start_seat,
-            tuple(p.freeze() if isinstance(p, _Seat) else p for p in self.players),
-            tuple(self.draw_pile),
-            tuple(self.discard_pile),
-            tuple(self.removed),
-            tuple(self.revealed),
-            tuple(self.offers),
+            players,
+            zones.get("draw_pile", base.draw_pile),
+            zones.get("discard_pile", base.discard_pile),
+            zones.get("removed", base.removed),
+            zones.get("revealed", base.revealed),
+            zones.get("offers", base.offers),
             self.next_offer,
-            tuple(self.duel_offer),
+            zones.get("duel_offer", base.duel_offer),
             self.exhaustions,
             self.reshuffles,
             self.end_triggered,
@@ -182,6 +225,10 @@ class _Draft:
             self.hand_discarded,
             self.result,
         )
+        self.base = state
+        self.dirty.clear()
+        self.dirty_seats.clear()
+        return state
 
 
 def _game_started(e: ev.GameStarted) -> GameState:

@@ -1,0 +1,50 @@
+"""The fast constructors of the immutable state behave exactly like the dataclasses' own."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from domain.bots import simulate
+from domain.rules.evolve import fold
+from domain.rules.state import GameState, Offer, Player
+
+
+@pytest.fixture(scope="module")
+def state() -> GameState:
+    return fold(simulate("rio-grande", 4, seed=3)[:300])
+
+
+def values(obj) -> list:
+    return [getattr(obj, field.name) for field in dataclasses.fields(obj)]
+
+
+def test_build_makes_the_same_value_as_the_dataclass_constructor(state):
+    built = GameState.build(*values(state))
+
+    assert type(built) is GameState
+    assert built == GameState(*values(state))
+    assert repr(built) == repr(state)
+
+
+def test_replace_changes_only_the_named_fields(state):
+    changed = state.replace(turn=99, planted=1)
+
+    assert type(changed) is GameState
+    assert changed == dataclasses.replace(state, turn=99, planted=1)
+
+
+@pytest.mark.parametrize("cls", [GameState, Player, Offer])
+def test_what_build_makes_is_still_frozen(state, cls):
+    sample = {GameState: state, Player: state.players[0]}.get(cls) or Offer(
+        1, 0, 1, (0,), (), (), ("blue",), ()
+    )
+    built = cls.build(*values(sample))
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.__setattr__(dataclasses.fields(cls)[0].name, None)
+
+
+def test_a_fold_with_no_events_returns_an_equal_state(state):
+    assert fold((), state) == state
