@@ -1,0 +1,98 @@
+"""`bohnanza projections …`: follow the store, rebuild the read models, show how far they are."""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+import click
+
+from domain.application import Bohnanza
+from domain.rules.errors import BohnanzaError
+from projections.runner import BATCH_SIZE, REBUILD_BATCH_SIZE, Projector
+
+from .settings import Settings
+
+
+@contextmanager
+def _projector(ctx: click.Context) -> Iterator[Projector]:
+    settings: Settings = ctx.obj
+    try:
+        app = Bohnanza.from_url(settings.database_url)
+    except BohnanzaError as error:
+        raise click.ClickException(str(error)) from None
+    try:
+        with Projector.for_url(app, settings.database_url) as projector:
+            yield projector
+    finally:
+        app.close()
+
+
+@click.group()
+def projections() -> None:
+    """Read models (games, scoreboards, leaderboard): follow, rebuild, status."""
+
+
+@projections.command()
+@click.option(
+    "--poll-interval",
+    default=0.5,
+    show_default=True,
+    type=click.FloatRange(min=0.01),
+    help="Seconds between looks at the store when nothing is new.",
+)
+@click.option("--batch-size", default=BATCH_SIZE, show_default=True, type=click.IntRange(min=1))
+@click.pass_context
+def follow(ctx: click.Context, poll_interval: float, batch_size: int) -> None:
+    """Keep the read models current until stopped (Ctrl-C or SIGTERM): the projector process."""
+    stop = threading.Event()
+
+    def _stop(_signal: int, _frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    with _projector(ctx) as projector:
+        click.echo(f"Following the store from position {_lowest(projector)}; Ctrl-C stops.")
+        projector.follow(poll_interval, stop, batch_size)
+        click.echo(f"Stopped at position {_lowest(projector)}.")
+
+
+@projections.command()
+@click.argument("name", required=False)
+@click.option(
+    "--batch-size", default=REBUILD_BATCH_SIZE, show_default=True, type=click.IntRange(min=1)
+)
+@click.pass_context
+def rebuild(ctx: click.Context, name: str | None, batch_size: int) -> None:
+    """Drop the read models (or only projection NAME) and rebuild them from every stored event."""
+    with _projector(ctx) as projector:
+        if name is not None and name not in projector.projections:
+            raise click.BadParameter(
+                f"no projection {name!r}; projections: {', '.join(projector.projections)}",
+                param_hint="NAME",
+            )
+        names = [name] if name else list(projector.projections)
+        events = projector.app.position()
+        with click.progressbar(
+            length=events * len(names), label=f"Rebuilding {', '.join(names)}"
+        ) as bar:
+            projector.rebuild(name, batch_size, progress=bar.update)
+        click.echo(f"Rebuilt {', '.join(names)} from {events} events.")
+
+
+@projections.command()
+@click.pass_context
+def status(ctx: click.Context) -> None:
+    """Each projection's position beside the end of the event store."""
+    with _projector(ctx) as projector:
+        for line in projector.status():
+            state = "up to date" if not line.behind else f"{line.behind} events behind"
+            click.echo(f"{line.name}: at {line.position} of {line.store_position}, {state}")
+
+
+def _lowest(projector: Projector) -> int:
+    return min(line.position for line in projector.status())

@@ -1,0 +1,169 @@
+"""Projection benchmark: rebuild throughput beside reading and decoding the same store.
+
+    .venv/bin/python bench/projections.py [--games 300] [--repeats 5] [--no-postgres]
+
+On a store of a few hundred complete bot games (a SQLite file; PostgreSQL too when a server
+answers at `BOHNANZA_BENCH_POSTGRES_URL`, default postgresql://postgres@127.0.0.1:5432/postgres,
+in a throw-away database), measured alternately in one loop, medians of the repeats:
+
+1. rebuild: `Projector.rebuild()` of every projection (drop, recreate, process the whole store);
+2. decode all: `select_notifications` + `mapper.to_domain_event` of every event in the store, no
+   projection (the baseline the target is set against);
+3. decode read: the same for the events the projection subscribes to (it reads only those), plus
+   `.fact()`, so the cost of the projection itself shows too.
+
+Rates are the store's events per second in every row, so they compare directly.
+Target: rebuild ≥ 50% of decode all.
+"""
+
+# ruff: noqa: E402 (the imports must follow the path fix below)
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# This script shares its name with the `projections` package: keep its own directory off the
+# import path, or `import projections` would import this file.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+import argparse
+import os
+import secrets
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from psycopg import sql
+
+from domain.aggregate import Game
+from domain.application import Bohnanza
+from domain.bots import simulate
+from domain.rules import events as ev
+from domain.storage import persistence_env
+from projections.runner import REBUILD_BATCH_SIZE, Projector
+from projections.scoreboards import Scoreboards
+
+POSTGRES_URL_VARIABLE = "BOHNANZA_BENCH_POSTGRES_URL"
+DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+TABLES = [("rio-grande", 3), ("rio-grande", 4), ("rio-grande", 5), ("amigo", 4), ("rio-grande", 2)]
+TARGET = 0.5
+PAGE = REBUILD_BATCH_SIZE
+"""The decoding baselines read pages as large as the rebuild's batches."""
+
+
+def bot_games(count: int) -> Iterator[list[ev.Event]]:
+    """The facts of `count` complete bot games over several presets and player counts."""
+    for seed in range(count):
+        preset, players = TABLES[seed % len(TABLES)]
+        yield simulate(preset, players, bot=("greedy", "random")[seed % 2], seed=seed)
+
+
+def fill(app: Bohnanza, games: list[list[ev.Event]]) -> None:
+    """Store each game's facts as one aggregate save (the same events commands would store)."""
+    for facts in games:
+        first, *rest = facts
+        assert isinstance(first, ev.GameStarted)
+        game = Game.start(first)
+        game.record(rest)
+        app.save(game)
+
+
+def decode(app: Bohnanza, topics: tuple[str, ...] = (), *, facts: bool = False) -> int:
+    """Read and decode every event of the store (of `topics`, if given); how many."""
+    to_domain_event = app.mapper.to_domain_event
+    start, decoded = 1, 0
+    while True:
+        page = app.recorder.select_notifications(start, PAGE, topics=topics)
+        for notification in page:
+            stored = to_domain_event(notification)
+            if facts:
+                stored.fact()  # type: ignore[attr-defined]
+        decoded += len(page)
+        if len(page) < PAGE:
+            return decoded
+        start = page[-1].id + 1
+
+
+def timed(action: Callable[[], object]) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def measure(label: str, url: str, games: list[list[ev.Event]], repeats: int) -> float:
+    """Fill the store at `url`, time the three readings alternately; the rebuild/decode ratio."""
+    with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
+        filling = timed(lambda: fill(app, games))
+        events = app.position()
+        read = Scoreboards.topics
+        subscribed = decode(app, read)
+        print(f"\n{label}: {len(games)} games, {events:,} events ({subscribed:,} of the topics")
+        print(f"   the projection reads), stored in {filling:.1f} s")
+        times: dict[str, list[float]] = {"rebuild": [], "decode all": [], "decode read": []}
+        for _ in range(repeats):
+            times["rebuild"].append(timed(projector.rebuild))
+            times["decode all"].append(timed(lambda: decode(app)))
+            times["decode read"].append(timed(lambda: decode(app, read, facts=True)))
+        rates = {name: events / statistics.median(seconds) for name, seconds in times.items()}
+        for name, rate in rates.items():
+            spread = f"{min(times[name]):.3f}–{max(times[name]):.3f} s"
+            print(f"   {name:<12} {rate:>10,.0f} events/s   ({spread} over {repeats} runs)")
+        ratio = rates["rebuild"] / rates["decode all"]
+        verdict = "met" if ratio >= TARGET else "NOT met"
+        print(f"   rebuild / decode all  {ratio:>6.2f}   target ≥ {TARGET:.2f}: {verdict}")
+        print(f"   rebuild / decode read {rates['rebuild'] / rates['decode read']:>6.2f}")
+        return ratio
+
+
+@contextmanager
+def postgres_database(server_url: str) -> Iterator[str | None]:
+    """A throw-away database on the server (its URL), or None if no server answers."""
+    env = persistence_env(server_url)
+    connect = {
+        "host": env["POSTGRES_HOST"],
+        "port": int(env["POSTGRES_PORT"]),
+        "user": env["POSTGRES_USER"],
+        "password": env["POSTGRES_PASSWORD"],
+        "autocommit": True,
+        "connect_timeout": 5,
+    }
+    try:
+        admin = psycopg.connect(dbname=env["POSTGRES_DBNAME"], **connect)
+    except psycopg.OperationalError as error:
+        print(f"\nPostgreSQL: skipped, no server ({' '.join(str(error).split())[:100]})")
+        yield None
+        return
+    name = f"bohnanza_bench_{secrets.token_hex(4)}"
+    admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    try:
+        yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}", query=""))
+    finally:
+        drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        admin.execute(drop)
+        admin.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--no-postgres", action="store_true", help="SQLite only")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    games = list(bot_games(args.games))
+    print(f"{args.games} bot games simulated in {time.perf_counter() - started:.1f} s")
+    with tempfile.TemporaryDirectory() as tmp:
+        measure("SQLite file", f"sqlite:///{tmp}/bench.sqlite3", games, args.repeats)
+    if not args.no_postgres:
+        server = os.environ.get(POSTGRES_URL_VARIABLE, DEFAULT_POSTGRES_URL)
+        with postgres_database(server) as url:
+            if url is not None:
+                measure("PostgreSQL", url, games, args.repeats)
+
+
+if __name__ == "__main__":
+    main()

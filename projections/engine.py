@@ -1,0 +1,83 @@
+"""The SQLAlchemy engine for read models, on the same database as the events.
+
+The service's one database URL (`BOHNANZA_DATABASE_URL`, parsed by `domain.storage`) names the
+event store; read models live in their own tables in that same database:
+
+- `sqlite:///file`: the same SQLite file (WAL, as the event store sets it up);
+- `postgresql://…[?schema=name]`: the same database through psycopg 3, tables in that schema;
+- `memory://`: the events live in the process, so do the read models: an in-memory SQLite
+  database on one connection that threads take turns on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import URL, Engine, create_engine, event
+from sqlalchemy.pool import QueuePool
+
+from domain.storage import persistence_env
+
+SQLITE_BUSY_TIMEOUT_SECONDS = 10
+
+
+def projection_engine(database_url: str) -> Engine:
+    """The engine for the read models of the store `database_url` names."""
+    env = persistence_env(database_url)
+    module = env["PERSISTENCE_MODULE"]
+    if module == "eventsourcing.popo":
+        # One connection holds the whole in-memory database; a pool of exactly that connection
+        # lets threads take turns with proper transactions instead of interleaving on it.
+        engine = create_engine(
+            "sqlite://",
+            poolclass=QueuePool,
+            pool_size=1,
+            max_overflow=0,
+            connect_args={"check_same_thread": False},
+        )
+        _use_explicit_sqlite_transactions(engine)
+        return engine
+    if module == "eventsourcing.sqlite":
+        engine = create_engine(
+            URL.create("sqlite", database=env["SQLITE_DBNAME"]),
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_SECONDS, "check_same_thread": False},
+        )
+        _use_explicit_sqlite_transactions(engine)
+        return engine
+    engine = create_engine(
+        URL.create(
+            "postgresql+psycopg",
+            username=env["POSTGRES_USER"],
+            password=env["POSTGRES_PASSWORD"] or None,
+            host=env["POSTGRES_HOST"],
+            port=int(env["POSTGRES_PORT"]),
+            database=env["POSTGRES_DBNAME"],
+        ),
+        pool_size=2,
+        max_overflow=4,
+        pool_pre_ping=True,
+        # As for SQLite (below): a commit lost in a server crash takes its tracking position with
+        # it, so its events are simply read again; no need to wait for each WAL flush.
+        connect_args={"options": "-c synchronous_commit=off"},
+    )
+    schema = env["POSTGRES_SCHEMA"]
+    return engine.execution_options(schema_translate_map={None: schema})
+
+
+def _use_explicit_sqlite_transactions(engine: Engine) -> None:
+    """Make SQLite transactions start at the first statement, reads included.
+
+    The sqlite3 module begins a transaction only before a write, so a read followed by a write
+    would not be atomic; this is SQLAlchemy's documented recipe for real SQLite transactions.
+    """
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        # In WAL mode NORMAL may lose the last commits on power loss but never corrupts; a lost
+        # commit takes its tracking position with it, so its events are simply read again.
+        dbapi_connection.execute("PRAGMA synchronous=NORMAL")
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN")

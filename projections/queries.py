@@ -1,0 +1,168 @@
+"""Reading the scoreboards projection: games, one game's scoreboard, the leaderboard.
+
+Coins are shown as the rules let others see them: with the ruleset option
+`coin_counts_visible=false` a running game's coin counts (and coins earned, from which they follow)
+are hidden from everyone but their owner; once the game is over they are public.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from uuid import UUID
+
+from sqlalchemy import Engine, func, select
+
+from domain.rules.errors import NotFound
+
+from .scoreboards import ENDED, STATUSES
+from .tables import games as game_rows
+from .tables import leaderboard as standing_rows
+from .tables import scoreboard as seat_rows
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """One game as the games table holds it."""
+
+    game_id: UUID
+    preset: str
+    players: int
+    mode: str
+    seats: list[str]
+    coins_visible: bool
+    status: str
+    started_at: datetime
+    ended_at: datetime | None
+    turns: int
+    winners: list[str]
+    """Names of the winning seats (several on a shared win); empty while in progress."""
+    decided_by: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatScore:
+    """One seat's line of a game's scoreboard; `coins` and `coins_earned` None when hidden."""
+
+    seat: int
+    name: str
+    coins: int | None
+    coins_earned: int | None
+    harvests: int
+    trades: int
+    donations: int
+    planted: int
+    winner: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A player's record over ended games."""
+
+    name: str
+    games: int
+    wins: int
+    total_score: int
+    best_score: int
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games
+
+    @property
+    def average_score(self) -> float:
+        return self.total_score / self.games
+
+
+def games(
+    engine: Engine,
+    *,
+    status: str | None = None,
+    player: str | None = None,
+    preset: str | None = None,
+) -> list[GameRecord]:
+    """Games, oldest first, filtered by status, a seat's name and ruleset preset."""
+    if status is not None and status not in STATUSES:
+        raise ValueError(f"unknown status {status!r}; statuses: {', '.join(STATUSES)}")
+    query = select(game_rows).order_by(game_rows.c.started_at, game_rows.c.game_id)
+    if status is not None:
+        query = query.where(game_rows.c.status == status)
+    if preset is not None:
+        query = query.where(game_rows.c.preset == preset)
+    if player is not None:
+        seated = select(seat_rows.c.game_id).where(seat_rows.c.name == player)
+        query = query.where(game_rows.c.game_id.in_(seated))
+    with engine.connect() as connection:
+        rows = connection.execute(query).all()
+    return [
+        GameRecord(
+            game_id=row.game_id,
+            preset=row.preset,
+            players=row.players,
+            mode=row.mode,
+            seats=list(row.seats),
+            coins_visible=row.coins_visible,
+            status=row.status,
+            started_at=row.started_at,
+            ended_at=row.ended_at,
+            turns=row.turns,
+            winners=[row.seats[seat] for seat in row.winners or ()],
+            decided_by=row.decided_by,
+        )
+        for row in rows
+    ]
+
+
+def scoreboard(engine: Engine, game_id: UUID, *, viewer: int | None = None) -> list[SeatScore]:
+    """A game's scoreboard by seat as `viewer` (a seat, or None for anyone else) may see it."""
+    with engine.connect() as connection:
+        game = connection.execute(
+            select(game_rows.c.coins_visible, game_rows.c.status).where(
+                game_rows.c.game_id == game_id
+            )
+        ).first()
+        if game is None:
+            raise NotFound(f"no game {game_id} in the scoreboards")
+        rows = connection.execute(
+            select(seat_rows).where(seat_rows.c.game_id == game_id).order_by(seat_rows.c.seat)
+        ).all()
+    public = game.coins_visible or game.status == ENDED
+    return [
+        SeatScore(
+            seat=row.seat,
+            name=row.name,
+            coins=row.coins if public or row.seat == viewer else None,
+            coins_earned=row.coins_earned if public or row.seat == viewer else None,
+            harvests=row.harvests,
+            trades=row.trades,
+            donations=row.donations,
+            planted=row.planted,
+            winner=row.winner,
+        )
+        for row in rows
+    ]
+
+
+def leaderboard(
+    engine: Engine, *, preset: str | None = None, players: int | None = None
+) -> list[Standing]:
+    """The leaderboard over ended games, overall or for one preset and/or player count: most
+    wins first, then best win rate, then best average score."""
+    query = select(
+        standing_rows.c.name,
+        func.sum(standing_rows.c.games).label("games"),
+        func.sum(standing_rows.c.wins).label("wins"),
+        func.sum(standing_rows.c.total_score).label("total_score"),
+        func.max(standing_rows.c.best_score).label("best_score"),
+    ).group_by(standing_rows.c.name)
+    if preset is not None:
+        query = query.where(standing_rows.c.preset == preset)
+    if players is not None:
+        query = query.where(standing_rows.c.players == players)
+    with engine.connect() as connection:
+        rows = connection.execute(query).all()
+    table = [
+        Standing(row.name, int(row.games), int(row.wins), int(row.total_score), row.best_score)
+        for row in rows
+    ]
+    return sorted(table, key=lambda s: (-s.wins, -s.win_rate, -s.average_score, s.name))

@@ -1,0 +1,261 @@
+"""The projector: keeps the read models current with the event store, exactly once.
+
+In one process (the SQLite default) call `catch_up()` after each command; with PostgreSQL a
+separate process runs `follow()`. Either way each batch's rows and its tracking position commit
+in one transaction, so a crash loses nothing and two projectors never count an event twice.
+Reads that must see a write wait for its position first (`wait`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+
+from eventsourcing.persistence import InterfaceError, Notification, OperationalError
+from sqlalchemy import Engine, exc
+
+from domain.application import Bohnanza
+
+from . import tracking
+from .engine import projection_engine
+from .scoreboards import Scoreboards
+from .tables import metadata
+from .tables import tracking as tracking_table
+from .tracking import Overtaken, Projection, Recorded
+
+BATCH_SIZE = 1000
+"""Facts per transaction when catching up or following: short transactions, prompt progress."""
+REBUILD_BATCH_SIZE = 5000
+"""Facts per transaction in a rebuild: fewer, larger transactions read the whole store faster."""
+CREATE_ATTEMPTS = 3
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int], None]
+"""Called after each committed batch with how many store positions it moved past."""
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """How far a projection has read, beside the end of the store."""
+
+    name: str
+    position: int
+    store_position: int
+
+    @property
+    def behind(self) -> int:
+        return max(self.store_position - self.position, 0)
+
+
+def default_projections() -> list[Projection]:
+    """Every projection the service keeps."""
+    return [Scoreboards()]
+
+
+class Projector:
+    """Runs projections over one application's event store into SQL tables on `engine`."""
+
+    def __init__(
+        self,
+        app: Bohnanza,
+        engine: Engine,
+        projections: Sequence[Projection] | None = None,
+        *,
+        owns_engine: bool = False,
+    ) -> None:
+        self.app = app
+        self.engine = engine
+        self.projections = {p.name: p for p in projections or default_projections()}
+        self._owns_engine = owns_engine
+        self._known: dict[str, int] = {}
+        """Positions this projector last committed or read: a hint that saves a query per catch
+        up. Another projector may have moved one on (the guarded advance detects that) or back
+        to 0 by a rebuild (looked up whenever the hint says there is nothing to do)."""
+        self._create_tables()
+
+    @classmethod
+    def for_url(cls, app: Bohnanza, database_url: str) -> Projector:
+        """A projector writing to the database of the store `database_url` names."""
+        return cls(app, projection_engine(database_url), owns_engine=True)
+
+    def close(self) -> None:
+        if self._owns_engine:
+            self.engine.dispose()
+
+    def __enter__(self) -> Projector:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- running -------------------------------------------------------------------------------
+
+    def catch_up(self, batch_size: int = BATCH_SIZE, progress: Progress | None = None) -> int:
+        """Process every event stored so far; the number of store positions moved past."""
+        target = self.app.position()
+        return sum(
+            self._catch_up(projection, target, batch_size, progress)
+            for projection in self.projections.values()
+        )
+
+    def rebuild(
+        self,
+        name: str | None = None,
+        batch_size: int = REBUILD_BATCH_SIZE,
+        progress: Progress | None = None,
+    ) -> int:
+        """Drop a projection's tables (every projection's if no name) and rebuild them from the
+        whole store; the number of store positions processed."""
+        target = self.app.position()
+        processed = 0
+        for projection in self._chosen(name):
+            self._reset(projection)
+            processed += self._catch_up(projection, target, batch_size, progress)
+        return processed
+
+    def reset(self, name: str | None = None) -> None:
+        """Drop a projection's tables (every projection's if no name) and put it back to the
+        start of the store, empty; the next catch up rebuilds it."""
+        for projection in self._chosen(name):
+            self._reset(projection)
+
+    def follow(
+        self,
+        poll_interval: float = 0.5,
+        stop: threading.Event | None = None,
+        batch_size: int = BATCH_SIZE,
+    ) -> None:
+        """Keep catching up until `stop` is set, polling the store when there is nothing new.
+
+        A database that goes away is waited for; a projection that fails raises."""
+        stop = stop or threading.Event()
+        while not stop.is_set():
+            try:
+                advanced = self.catch_up(batch_size)
+            except (exc.OperationalError, exc.InterfaceError, OperationalError, InterfaceError):
+                log.warning("projector: database unavailable; retrying", exc_info=True)
+                advanced = 0
+            if not advanced:
+                stop.wait(poll_interval)
+
+    def wait(self, position: int, timeout: float = 5.0) -> None:
+        """Return once every projection has processed `position`; TimeoutError after `timeout`
+        seconds (read-your-writes: pass a command's `Outcome.position`)."""
+        deadline = time.monotonic() + timeout
+        delay = 0.002
+        while True:
+            lowest = self._lowest_position()
+            if lowest >= position:
+                return
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(
+                    f"projections reached position {lowest}, not {position}, within {timeout}s"
+                )
+            time.sleep(min(delay, remaining))
+            delay = min(delay * 2, 0.1)
+
+    def status(self) -> list[Status]:
+        """Each projection's position beside the store's."""
+        store = self.app.position()
+        with self.engine.connect() as connection:
+            known = tracking.positions(connection)
+        return [Status(name, known.get(name, 0), store) for name in self.projections]
+
+    # --- one projection ------------------------------------------------------------------------
+
+    def _chosen(self, name: str | None) -> list[Projection]:
+        if name is None:
+            return list(self.projections.values())
+        if name not in self.projections:
+            raise KeyError(f"no projection {name!r}; projections: {', '.join(self.projections)}")
+        return [self.projections[name]]
+
+    def _reset(self, projection: Projection) -> None:
+        with self.engine.begin() as connection:
+            tracking.reset(connection, projection.name)  # first: it takes the tracking lock
+            metadata.drop_all(connection, tables=list(projection.tables))
+            metadata.create_all(connection, tables=list(projection.tables))
+        self._known[projection.name] = 0
+
+    def _catch_up(
+        self, projection: Projection, target: int, batch_size: int, progress: Progress | None
+    ) -> int:
+        select_notifications = self.app.recorder.select_notifications
+        advanced = 0
+        name = projection.name
+        position = self._known.get(name)
+        if position is None or position >= target:
+            position = self._position(name)
+        while position < target:
+            notifications = select_notifications(
+                position + 1, batch_size, stop=target, topics=projection.topics
+            )
+            # A short page means no wanted event up to `target`: the projection is past it too.
+            end = notifications[-1].id if len(notifications) == batch_size else target
+            batch = self._decode(notifications)
+            try:
+                with self.engine.begin() as connection:
+                    tracking.advance(connection, name, position, end)
+                    projection.process(connection, batch)
+            except Overtaken:
+                position = self._position(name)
+                continue
+            except BaseException:
+                self._known.pop(name, None)
+                raise
+            advanced += end - position
+            if progress is not None:
+                progress(end - position)
+            position = self._known[name] = end
+        return advanced
+
+    def _decode(self, notifications: Sequence[Notification]) -> list[Recorded]:
+        to_domain_event = self.app.mapper.to_domain_event
+        batch = []
+        for notification in notifications:
+            stored = to_domain_event(notification)
+            batch.append(
+                Recorded(
+                    notification.id,
+                    stored.originator_id,
+                    stored.timestamp,  # type: ignore[attr-defined]
+                    stored.fact(),  # type: ignore[attr-defined]
+                )
+            )
+        return batch
+
+    def _lowest_position(self) -> int:
+        with self.engine.connect() as connection:
+            known = tracking.positions(connection)
+        return min(known.get(name, 0) for name in self.projections)
+
+    def _position(self, name: str) -> int:
+        with self.engine.connect() as connection:
+            position = self._known[name] = tracking.position_of(connection, name)
+        return position
+
+    def _create_tables(self) -> None:
+        tables = [tracking_table]
+        for projection in self.projections.values():
+            tables += projection.tables
+        for attempt in range(CREATE_ATTEMPTS):
+            try:
+                metadata.create_all(self.engine, tables=tables)
+                break
+            except exc.DBAPIError:
+                # Two processes creating the tables at once: one loses the race; look again.
+                if attempt == CREATE_ATTEMPTS - 1:
+                    raise
+        for name in self.projections:
+            tracking.ensure_tracked(self.engine, name)

@@ -1,0 +1,331 @@
+"""The scoreboards projection: games, each game's per-seat scoreboard, and the leaderboard.
+
+A batch of facts is folded in memory over the rows it touches (loaded in one query), then each
+touched row is written once: new rows inserted, changed rows updated, all with executemany. Only
+the facts that change these tables are read from the store (`Scoreboards.topics`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import chain, groupby
+from operator import attrgetter, itemgetter
+from typing import Any
+from uuid import UUID
+
+from sqlalchemy import Connection, Table, bindparam, insert, select, update
+
+from domain.aggregate import STORED_TYPES
+from domain.rules import events as ev
+
+from .tables import games, leaderboard, scoreboard
+from .tracking import Recorded
+
+IN_PROGRESS = "in-progress"
+ENDED = "ended"
+STATUSES = (IN_PROGRESS, ENDED)
+
+CHUNK = 500
+"""Keys per IN (...) list, well under every database's bound-parameter limit."""
+
+GAME_CHANGES = ("status", "ended_at", "turns", "winners", "decided_by")
+SEAT_CHANGES = ("coins", "coins_earned", "harvests", "trades", "donations", "planted", "winner")
+
+Row = dict[str, Any]
+StandingKey = tuple[str, str, int]
+
+
+_GAMES_WITH_SEATS = select(games, scoreboard).join(
+    scoreboard, scoreboard.c.game_id == games.c.game_id
+)
+_OF_GAMES = _GAMES_WITH_SEATS.where(games.c.game_id.in_(bindparam("ids", expanding=True)))
+_OF_GAME = _GAMES_WITH_SEATS.where(games.c.game_id == bindparam("id"))
+"""The common case after one command: one game, without re-rendering an expanding IN list."""
+_STANDINGS_OF = select(leaderboard).where(
+    leaderboard.c.name.in_(bindparam("names", expanding=True))
+)
+_UPDATE_GAME = update(games).where(games.c.game_id == bindparam("key_game_id"))
+_UPDATE_SEAT = update(scoreboard).where(
+    scoreboard.c.game_id == bindparam("key_game_id"), scoreboard.c.seat == bindparam("key_seat")
+)
+_UPDATE_STANDING = update(leaderboard).where(
+    leaderboard.c.name == bindparam("key_name"),
+    leaderboard.c.preset == bindparam("key_preset"),
+    leaderboard.c.players == bindparam("key_players"),
+)
+_INSERT_GAME = insert(games)
+_INSERT_SEAT = insert(scoreboard)
+_INSERT_STANDING = insert(leaderboard)
+
+
+_GAME_NUMBER = attrgetter("game_id.int")
+"""Runs of one game's facts, told apart by the id's integer (compared in C, unlike UUIDs)."""
+
+
+class ProjectionError(RuntimeError):
+    """The store holds a fact the projection cannot place (a bug, never a user error)."""
+
+
+class Scoreboards:
+    """Games, per-game scoreboards and the cross-game leaderboard."""
+
+    name = "scoreboards"
+    topics: tuple[str, ...] = tuple(
+        STORED_TYPES[fact_type].TOPIC
+        for fact_type in (
+            ev.GameStarted,
+            ev.BeanPlanted,
+            ev.TradeAccepted,
+            ev.FieldHarvested,
+            ev.ThirdFieldBought,
+            ev.TurnEnded,
+            ev.GameEnded,
+        )
+    )
+    tables: tuple[Table, ...] = (games, scoreboard, leaderboard)
+
+    def process(self, connection: Connection, batch: Sequence[Recorded]) -> None:
+        """Apply a batch of facts to the rows they touch and write each touched row once."""
+        tally = _Tally.load(connection, batch)
+        tally.apply_all(batch)
+        tally.write(connection)
+
+
+@dataclass(slots=True)
+class _Game:
+    """One game's rows while a batch is applied, and what the batch changed."""
+
+    row: Row
+    seats: list[Row]
+    new: bool = False
+    changed: bool = False
+    seats_changed: bool = False
+
+
+class _Tally:
+    """The rows one batch touches, as plain dicts ready to be written."""
+
+    def __init__(self, stored: dict[UUID, _Game]) -> None:
+        self.games = stored
+        self.standings: dict[StandingKey, list[int]] = {}
+        self._apply: dict[type[ev.Event], Callable[[_Game, Recorded, Any], None]] = {
+            ev.BeanPlanted: _planted,
+            ev.TradeAccepted: _traded,
+            ev.FieldHarvested: _harvested,
+            ev.ThirdFieldBought: _bought_field,
+            ev.TurnEnded: _turn_ended,
+            ev.GameEnded: self._ended,
+        }
+
+    @classmethod
+    def load(cls, connection: Connection, batch: Sequence[Recorded]) -> _Tally:
+        """The stored rows of the games the batch continues (games it starts are new)."""
+        starts: dict[UUID, bool] = {}  # whether the game's first fact in the batch starts it
+        for _, run in groupby(batch, key=_GAME_NUMBER):
+            first = next(run)
+            starts.setdefault(first.game_id, type(first.fact) is ev.GameStarted)
+        earlier = [game_id for game_id, started in starts.items() if not started]
+        stored: dict[UUID, _Game] = {}
+        for chunk in _chunks(earlier):
+            if len(chunk) == 1:
+                rows = connection.execute(_OF_GAME, {"id": chunk[0]})
+            else:
+                rows = connection.execute(_OF_GAMES, {"ids": chunk})
+            for row in rows:
+                values = row._mapping
+                game = stored.get(values[games.c.game_id])
+                if game is None:
+                    game_row = {column.name: values[column] for column in games.c}
+                    game = stored[game_row["game_id"]] = _Game(game_row, [])
+                game.seats.append({column.name: values[column] for column in scoreboard.c})
+        missing = set(earlier) - stored.keys()
+        if missing:
+            raise ProjectionError(f"facts of games never started: {sorted(map(str, missing))}")
+        for game in stored.values():
+            game.seats.sort(key=itemgetter("seat"))
+        return cls(stored)
+
+    def apply_all(self, batch: Iterable[Recorded]) -> None:
+        """Apply the facts in order; consecutive facts of one game share one look-up."""
+        apply = self._apply
+        for _, run in groupby(batch, key=_GAME_NUMBER):
+            first = next(run)
+            game = self.games.get(first.game_id)
+            for recorded in chain((first,), run):
+                fact = recorded.fact
+                if game is None:
+                    game = self._started(recorded, fact)
+                else:
+                    apply[type(fact)](game, recorded, fact)
+
+    def _started(self, r: Recorded, fact: ev.Event) -> _Game:
+        if not isinstance(fact, ev.GameStarted):
+            raise ProjectionError(f"game {r.game_id} has a {fact.kind} before its start")
+        row = {
+            "game_id": r.game_id,
+            "preset": fact.ruleset["preset"],
+            "players": len(fact.seats),
+            "mode": fact.mode,
+            "seats": list(fact.seats),
+            "coins_visible": bool(fact.ruleset["coin_counts_visible"]),
+            "status": IN_PROGRESS,
+            "started_at": r.recorded_at,
+            "ended_at": None,
+            "turns": 1,
+            "winners": None,
+            "decided_by": None,
+        }
+        seats = [
+            {
+                "game_id": r.game_id,
+                "seat": seat,
+                "name": name,
+                "coins": 0,
+                "coins_earned": 0,
+                "harvests": 0,
+                "trades": 0,
+                "donations": 0,
+                "planted": 0,
+                "winner": False,
+            }
+            for seat, name in enumerate(fact.seats)
+        ]
+        game = self.games[r.game_id] = _Game(row, seats, new=True)
+        return game
+
+    def _ended(self, game: _Game, r: Recorded, fact: ev.GameEnded) -> None:
+        row = game.row
+        row["status"] = ENDED
+        row["ended_at"] = r.recorded_at
+        row["winners"] = list(fact.winners)
+        row["decided_by"] = fact.decided_by
+        game.changed = game.seats_changed = True
+        winners = set(fact.winners)
+        for seat, (name, score) in enumerate(zip(row["seats"], fact.scores, strict=True)):
+            game.seats[seat]["winner"] = seat in winners
+            key = (name, row["preset"], row["players"])
+            standing = self.standings.setdefault(key, [0, 0, 0, score])
+            standing[0] += 1
+            standing[1] += seat in winners
+            standing[2] += score
+            standing[3] = max(standing[3], score)
+
+    # --- writing -------------------------------------------------------------------------------
+
+    def write(self, connection: Connection) -> None:
+        """Insert the new rows and update the changed ones, each exactly once."""
+        new = [game for game in self.games.values() if game.new]
+        if new:
+            connection.execute(_INSERT_GAME, [game.row for game in new])
+            connection.execute(_INSERT_SEAT, [seat for game in new for seat in game.seats])
+        changed = [game.row for game in self.games.values() if game.changed and not game.new]
+        if changed:
+            connection.execute(
+                _UPDATE_GAME,
+                [
+                    {"key_game_id": row["game_id"], **{c: row[c] for c in GAME_CHANGES}}
+                    for row in changed
+                ],
+            )
+        seats = [
+            seat
+            for game in self.games.values()
+            if game.seats_changed and not game.new
+            for seat in game.seats
+        ]
+        if seats:
+            connection.execute(
+                _UPDATE_SEAT,
+                [
+                    {
+                        "key_game_id": seat["game_id"],
+                        "key_seat": seat["seat"],
+                        **{c: seat[c] for c in SEAT_CHANGES},
+                    }
+                    for seat in seats
+                ],
+            )
+        if self.standings:
+            self._write_standings(connection)
+
+    def _write_standings(self, connection: Connection) -> None:
+        names = sorted({name for name, _preset, _players in self.standings})
+        stored: dict[StandingKey, Row] = {}
+        for chunk in _chunks(names):
+            for row in connection.execute(_STANDINGS_OF, {"names": chunk}):
+                stored[(row.name, row.preset, row.players)] = row._asdict()
+        new: list[Row] = []
+        changed: list[Row] = []
+        for (name, preset, players), (played, wins, total, best) in self.standings.items():
+            old = stored.get((name, preset, players))
+            if old is None:
+                new.append(
+                    {
+                        "name": name,
+                        "preset": preset,
+                        "players": players,
+                        "games": played,
+                        "wins": wins,
+                        "total_score": total,
+                        "best_score": best,
+                    }
+                )
+            else:
+                changed.append(
+                    {
+                        "key_name": name,
+                        "key_preset": preset,
+                        "key_players": players,
+                        "games": old["games"] + played,
+                        "wins": old["wins"] + wins,
+                        "total_score": old["total_score"] + total,
+                        "best_score": max(old["best_score"], best),
+                    }
+                )
+        if new:
+            connection.execute(_INSERT_STANDING, new)
+        if changed:
+            connection.execute(_UPDATE_STANDING, changed)
+
+
+# --- one function per fact that changes a game already started --------------------------------
+
+
+def _planted(game: _Game, r: Recorded, fact: ev.BeanPlanted) -> None:
+    game.seats[fact.seat]["planted"] += 1
+    game.seats_changed = True
+
+
+def _traded(game: _Game, r: Recorded, fact: ev.TradeAccepted) -> None:
+    if fact.to_acceptor and fact.to_proposer:
+        game.seats[fact.proposer]["trades"] += 1
+        game.seats[fact.acceptor]["trades"] += 1
+    elif fact.to_acceptor:
+        game.seats[fact.proposer]["donations"] += 1
+    elif fact.to_proposer:
+        game.seats[fact.acceptor]["donations"] += 1
+    game.seats_changed = True
+
+
+def _harvested(game: _Game, r: Recorded, fact: ev.FieldHarvested) -> None:
+    seat = game.seats[fact.seat]
+    seat["harvests"] += 1
+    seat["coins_earned"] += fact.coins
+    seat["coins"] += fact.coins
+    game.seats_changed = True
+
+
+def _bought_field(game: _Game, r: Recorded, fact: ev.ThirdFieldBought) -> None:
+    game.seats[fact.seat]["coins"] -= len(fact.coins)
+    game.seats_changed = True
+
+
+def _turn_ended(game: _Game, r: Recorded, fact: ev.TurnEnded) -> None:
+    game.row["turns"] = fact.turn + 1
+    game.changed = True
+
+
+def _chunks(keys: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(keys), CHUNK):
+        yield keys[start : start + CHUNK]

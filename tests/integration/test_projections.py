@@ -1,0 +1,795 @@
+"""The projections (games, scoreboards, leaderboard) on each store, checked against the facts.
+
+Per store, the module plays 40 bot games through the application, interleaved, while the
+projections are kept current incrementally. The tests compare the tables with values computed here
+from the facts alone, with a rebuild from scratch, and after failed batches, killed projectors and
+projectors racing each other. Tests that need a second process run on the stores that allow one.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter, defaultdict, deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+from click.testing import CliRunner
+from sqlalchemy import Connection, Engine, inspect, select
+
+from api.cli import main
+from domain.application import Bohnanza
+from domain.bots import simulate
+from domain.rules import Command, fold
+from domain.rules import events as ev
+from domain.rules.errors import NotFound
+from domain.rules.transcript import commands_from_facts
+from domain.storage import persistence_env
+from projections import queries, tables
+from projections.engine import projection_engine
+from projections.runner import Projector
+from projections.scoreboards import Scoreboards
+from projections.tracking import Recorded
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    preset: str
+    players: int
+    bot: str
+    seed: int
+    options: dict[str, Any] | None = None
+    stop_after: int | None = None
+    """Play only this many commands: the game stays in progress."""
+
+
+SECRET = {"coin_counts_visible": False}
+TABLES = [
+    ("amigo", 3),
+    ("amigo-1997", 4),
+    ("rio-grande", 5),
+    ("amigo", 5),
+    ("rio-grande", 3),
+    ("amigo-1997", 3),
+    ("rio-grande", 6),
+    ("amigo", 4),
+    ("rio-grande", 2),
+    ("rio-grande", 4),
+]
+GAMES = [
+    *(GameSpec("rio-grande", 2, ("greedy", "random")[i % 2], seed=i) for i in range(12)),
+    GameSpec("amigo", 3, "greedy", seed=103),
+    GameSpec("amigo", 5, "greedy", seed=105),
+    GameSpec("amigo-1997", 4, "greedy", seed=104),
+    GameSpec("amigo-1997", 3, "random", seed=113),
+    GameSpec("rio-grande", 3, "greedy", seed=122, options=SECRET),
+    GameSpec("rio-grande", 3, "random", seed=123),
+    GameSpec("rio-grande", 5, "greedy", seed=105),
+    GameSpec("rio-grande", 7, "greedy", seed=107),
+    *(
+        GameSpec(
+            preset,
+            players,
+            ("random", "greedy")[i % 2],
+            seed=200 + i,
+            options=SECRET if i % 5 == 0 else None,
+            stop_after=10 + 10 * i,
+        )
+        for i, (preset, players) in enumerate(TABLES * 2)
+    ),
+]
+"""12 complete bean duels, 8 complete games of 3–7 players over the three presets, and 20 games
+left in progress after 10 to 200 commands; some with secret coin counts."""
+
+
+@dataclass
+class PlayedStore:
+    kind: str
+    url: str
+    app: Bohnanza
+    projector: Projector
+    specs: dict[UUID, GameSpec]
+    facts: dict[UUID, list[ev.Event]]
+    end: int
+    """The store's last position."""
+    incremental: dict[str, list[tuple[Any, ...]]]
+    """Every projection table as incremental processing, during play, left it."""
+    follower: tuple[int, str] | None
+    """Exit code and output of the projector process that followed the store during play."""
+
+    @property
+    def engine(self) -> Engine:
+        return self.projector.engine
+
+    def game(self, spec: GameSpec) -> UUID:
+        return next(game_id for game_id, known in self.specs.items() if known == spec)
+
+
+@dataclass
+class Playing:
+    """A game being played: what it is, its id, the facts recorded so far and its next commands."""
+
+    spec: GameSpec
+    game_id: UUID
+    facts: list[ev.Event]
+    commands: deque[Command]
+
+
+def start_games(
+    app: Bohnanza, specs: Sequence[GameSpec], after_each: Callable[[], object]
+) -> list[Playing]:
+    """Start each game through the application (calling `after_each` after each start), with
+    the commands its bots will play."""
+    games = []
+    for spec in specs:
+        planned = simulate(
+            spec.preset, spec.players, bot=spec.bot, seed=spec.seed, options=spec.options
+        )
+        first = planned[0]
+        assert isinstance(first, ev.GameStarted)
+        started = app.start_game(
+            first.seats,
+            preset=spec.preset,
+            options=spec.options,
+            start_seat=first.start_seat,
+            seed=first.seed,
+            deck=first.deck,
+        )
+        after_each()
+        commands = commands_from_facts(planned, tabletop=False)[: spec.stop_after]
+        games.append(Playing(spec, started.game_id, list(started.facts), deque(commands)))
+    return games
+
+
+def play_interleaved(
+    app: Bohnanza, games: Sequence[Playing], after_each: Callable[[], object]
+) -> None:
+    """Play the games one command each in turn through the application, calling `after_each`
+    after every command."""
+    turns = deque(game for game in games if game.commands)
+    while turns:
+        game = turns.popleft()
+        outcome = app.execute(game.game_id, game.commands.popleft())
+        after_each()
+        game.facts += outcome.facts
+        if game.commands:
+            turns.append(game)
+
+
+def nothing() -> None:
+    """Leave the projections to someone else."""
+
+
+def dump(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
+    """Every row of every projection table, in a stable order."""
+    with engine.connect() as connection:
+        return {
+            table.name: sorted((tuple(row) for row in connection.execute(select(table))), key=repr)
+            for table in tables.metadata.sorted_tables
+        }
+
+
+@pytest.fixture(scope="module")
+def played(module_database_url: str) -> Iterator[PlayedStore]:
+    """40 bot games played through the application, interleaved (20 are left in progress).
+
+    Each store runs its projections as the service does: in one process (memory, SQLite) they
+    catch up after every command; on PostgreSQL a separate projector process follows the store
+    while two threads play, as an API server's would."""
+    url = module_database_url
+    kind = url.partition(":")[0]
+    with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
+        follower = None
+        if kind == "postgresql":
+            process = follow_in_another_process(url)
+            try:
+                games = start_games(app, GAMES, nothing)
+                with ThreadPoolExecutor(2) as pool:
+                    halves = [games[0::2], games[1::2]]
+                    list(pool.map(lambda half: play_interleaved(app, half, nothing), halves))
+                projector.wait(app.position(), timeout=60)
+                process.send_signal(signal.SIGTERM)
+                follower = (process.wait(timeout=30), process.communicate()[0])
+            finally:
+                if process.poll() is None:
+                    process.kill()
+                    process.communicate()
+        else:
+            games = start_games(app, GAMES, projector.catch_up)
+            play_interleaved(app, games, projector.catch_up)
+        yield PlayedStore(
+            kind=kind,
+            url=url,
+            app=app,
+            projector=projector,
+            specs={game.game_id: game.spec for game in games},
+            facts={game.game_id: game.facts for game in games},
+            end=app.position(),
+            incremental=dump(projector.engine),
+            follower=follower,
+        )
+
+
+def follow_in_another_process(url: str) -> subprocess.Popen[str]:
+    """`bohnanza projections follow` on the store, as a projector process runs in production."""
+    command = ["projections", "follow", "--poll-interval", "0.02"]
+    return subprocess.Popen(
+        [sys.executable, "-m", "api.cli", "--database-url", url, *command],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+@pytest.fixture
+def store(played: PlayedStore) -> PlayedStore:
+    """The played store with its projections caught up (whatever an earlier test did)."""
+    played.projector.catch_up()
+    return played
+
+
+@pytest.fixture
+def shared_store(store: PlayedStore) -> PlayedStore:
+    """The played store, where another process can open it too."""
+    if store.kind == "memory":
+        pytest.skip("an in-memory store lives in one process")
+    return store
+
+
+# --- what the tables should hold, computed from the facts alone ---------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLine:
+    name: str
+    coins: int
+    coins_earned: int
+    harvests: int
+    trades: int
+    donations: int
+    planted: int
+    winner: bool
+
+
+def expected_lines(facts: Sequence[ev.Event]) -> list[SeatLine]:
+    """Each seat's scoreboard line, counted from a game's facts (or a prefix of them)."""
+    started = facts[0]
+    assert isinstance(started, ev.GameStarted)
+    harvests: Counter[int] = Counter()
+    earned: Counter[int] = Counter()
+    paid: Counter[int] = Counter()
+    trades: Counter[int] = Counter()
+    donations: Counter[int] = Counter()
+    planted: Counter[int] = Counter()
+    winners: set[int] = set()
+    for fact in facts:
+        match fact:
+            case ev.BeanPlanted(seat=seat):
+                planted[seat] += 1
+            case ev.FieldHarvested(seat=seat, coins=coins):
+                harvests[seat] += 1
+                earned[seat] += coins
+            case ev.ThirdFieldBought(seat=seat, coins=coin_cards):
+                paid[seat] += len(coin_cards)
+            case ev.TradeAccepted(proposer=proposer, acceptor=acceptor) if (
+                fact.to_acceptor and fact.to_proposer
+            ):
+                trades[proposer] += 1
+                trades[acceptor] += 1
+            case ev.TradeAccepted(proposer=proposer, to_acceptor=given) if given:
+                donations[proposer] += 1
+            case ev.TradeAccepted(acceptor=acceptor, to_proposer=given) if given:
+                donations[acceptor] += 1
+            case ev.GameEnded(winners=won):
+                winners = set(won)
+    return [
+        SeatLine(
+            name,
+            earned[seat] - paid[seat],
+            earned[seat],
+            harvests[seat],
+            trades[seat],
+            donations[seat],
+            planted[seat],
+            seat in winners,
+        )
+        for seat, name in enumerate(started.seats)
+    ]
+
+
+def ending(facts: Sequence[ev.Event]) -> ev.GameEnded | None:
+    last = facts[-1]
+    return last if isinstance(last, ev.GameEnded) else None
+
+
+def expected_standings(
+    facts: dict[UUID, list[ev.Event]], preset: str | None = None, players: int | None = None
+) -> dict[str, tuple[int, int, int, int]]:
+    """Per name over ended games: (games, wins, total score, best score)."""
+    scores: defaultdict[str, list[int]] = defaultdict(list)
+    wins: Counter[str] = Counter()
+    for game in facts.values():
+        started, ended = game[0], ending(game)
+        assert isinstance(started, ev.GameStarted)
+        if ended is None or preset not in (None, started.ruleset["preset"]):
+            continue
+        if players not in (None, len(started.seats)):
+            continue
+        for seat, name in enumerate(started.seats):
+            scores[name].append(ended.scores[seat])
+            wins[name] += seat in ended.winners
+    return {name: (len(s), wins[name], sum(s), max(s)) for name, s in scores.items()}
+
+
+def stored_lines(connection: Connection, game_id: UUID) -> list[SeatLine]:
+    rows = connection.execute(
+        select(tables.scoreboard)
+        .where(tables.scoreboard.c.game_id == game_id)
+        .order_by(tables.scoreboard.c.seat)
+    )
+    return [
+        SeatLine(
+            r.name, r.coins, r.coins_earned, r.harvests, r.trades, r.donations, r.planted, r.winner
+        )
+        for r in rows
+    ]
+
+
+def assert_tables_hold(engine: Engine, facts: dict[UUID, list[ev.Event]]) -> None:
+    """The games, scoreboard and leaderboard tables hold exactly what these facts say."""
+    with engine.connect() as connection:
+        stored_games = {row.game_id: row for row in connection.execute(select(tables.games))}
+        assert stored_games.keys() == facts.keys()
+        for game_id, game in facts.items():
+            assert stored_lines(connection, game_id) == expected_lines(game), game_id
+            row, ended = stored_games[game_id], ending(game)
+            assert row.status == ("ended" if ended else "in-progress")
+            assert row.turns == 1 + sum(isinstance(fact, ev.TurnEnded) for fact in game)
+            assert row.winners == (ended.winners if ended else None)
+    overall = {
+        s.name: (s.games, s.wins, s.total_score, s.best_score) for s in queries.leaderboard(engine)
+    }
+    assert overall == expected_standings(facts)
+
+
+def facts_up_to(app: Bohnanza, position: int) -> dict[UUID, list[ev.Event]]:
+    """The store's facts up to a position, by game."""
+    facts: dict[UUID, list[ev.Event]] = defaultdict(list)
+    for notification in app.recorder.select_notifications(1, position, stop=position):
+        stored: Any = app.mapper.to_domain_event(notification)
+        facts[stored.originator_id].append(stored.fact())
+    return dict(facts)
+
+
+def tracked_position(engine: Engine) -> int:
+    with engine.connect() as connection:
+        found = connection.scalar(
+            select(tables.tracking.c.position).where(tables.tracking.c.name == "scoreboards")
+        )
+    return found or 0
+
+
+# --- values ----------------------------------------------------------------------------------
+
+
+def test_each_seat_s_scoreboard_line_counts_what_the_facts_record(store: PlayedStore) -> None:
+    with store.engine.connect() as connection:
+        for game_id, facts in store.facts.items():
+            lines = stored_lines(connection, game_id)
+
+            assert lines == expected_lines(facts)
+            state = fold(facts)
+            assert [line.coins for line in lines] == [len(p.coins) for p in state.players]
+            ended = ending(facts)
+            if ended is not None:
+                assert [line.coins for line in lines] == ended.scores
+
+
+def test_the_bot_games_trade_donate_and_buy_fields_so_every_column_is_exercised(
+    store: PlayedStore,
+) -> None:
+    with store.engine.connect() as connection:
+        lines = [line for game_id in store.facts for line in stored_lines(connection, game_id)]
+
+    assert any(line.trades for line in lines)
+    assert any(line.donations for line in lines)
+    assert any(line.coins < line.coins_earned for line in lines)
+
+
+def test_the_games_table_records_each_game_s_ruleset_seats_turns_and_result(
+    store: PlayedStore,
+) -> None:
+    records = {record.game_id: record for record in queries.games(store.engine)}
+
+    assert records.keys() == store.facts.keys()
+    for game_id, facts in store.facts.items():
+        started, ended, record = facts[0], ending(facts), records[game_id]
+        assert isinstance(started, ev.GameStarted)
+        spec = store.specs[game_id]
+        assert (record.preset, record.players, record.mode) == (
+            spec.preset,
+            spec.players,
+            "digital",
+        )
+        assert record.seats == started.seats
+        assert record.coins_visible == (spec.options != SECRET)
+        assert record.turns == fold(facts).turn
+        if ended is None:
+            assert (record.status, record.ended_at, record.winners) == ("in-progress", None, [])
+        else:
+            assert record.status == "ended"
+            assert record.ended_at is not None
+            assert record.ended_at >= record.started_at
+            assert record.winners == [started.seats[seat] for seat in ended.winners]
+            assert record.decided_by == ended.decided_by
+
+
+def test_games_are_listed_oldest_first_and_filtered_by_status_player_and_preset(
+    store: PlayedStore,
+) -> None:
+    every = queries.games(store.engine)
+    running = {g for g, facts in store.facts.items() if ending(facts) is None}
+
+    assert [record.game_id for record in every] == list(store.facts)
+    assert {r.game_id for r in queries.games(store.engine, status="in-progress")} == running
+    assert {r.game_id for r in queries.games(store.engine, status="ended")} == (
+        store.facts.keys() - running
+    )
+    assert {r.game_id for r in queries.games(store.engine, player="Gus")} == {
+        g for g, spec in store.specs.items() if spec.players == 7
+    }
+    assert {
+        r.game_id for r in queries.games(store.engine, preset="amigo-1997", status="ended")
+    } == {g for g, spec in store.specs.items() if spec.preset == "amigo-1997" and g not in running}
+
+
+def test_the_leaderboard_sums_each_player_s_ended_games_overall_by_preset_and_by_player_count(
+    store: PlayedStore,
+) -> None:
+    presets = {spec.preset for spec in GAMES}
+    counts = {spec.players for spec in GAMES}
+    scopes = [(None, None), *((p, None) for p in presets), *((None, n) for n in counts)]
+    scopes += [(p, n) for p in presets for n in counts]
+
+    for preset, players in scopes:
+        board = queries.leaderboard(store.engine, preset=preset, players=players)
+
+        got = {s.name: (s.games, s.wins, s.total_score, s.best_score) for s in board}
+        assert got == expected_standings(store.facts, preset, players), (preset, players)
+        assert [(s.wins, s.win_rate) for s in board] == sorted(
+            ((s.wins, s.win_rate) for s in board), reverse=True
+        )
+        for standing in board:
+            assert standing.average_score == standing.total_score / standing.games
+
+
+def test_a_running_secret_treasury_game_shows_coins_to_their_owner_only(
+    store: PlayedStore,
+) -> None:
+    running = [s for s in GAMES if s.options == SECRET and s.stop_after]
+    game_id = store.game(max(running, key=lambda spec: spec.stop_after or 0))
+    truth = expected_lines(store.facts[game_id])
+
+    public = queries.scoreboard(store.engine, game_id)
+    as_seat_1 = queries.scoreboard(store.engine, game_id, viewer=1)
+
+    assert [(line.coins, line.coins_earned) for line in public] == [(None, None)] * len(truth)
+    assert [line.coins for line in as_seat_1] == [
+        truth[seat].coins if seat == 1 else None for seat in range(len(truth))
+    ]
+    assert [line.harvests for line in public] == [line.harvests for line in truth]
+
+
+def test_an_ended_secret_treasury_game_shows_every_seat_s_coins(store: PlayedStore) -> None:
+    game_id = store.game(next(s for s in GAMES if s.options == SECRET and not s.stop_after))
+
+    lines = queries.scoreboard(store.engine, game_id)
+
+    assert [line.coins for line in lines] == [
+        line.coins for line in expected_lines(store.facts[game_id])
+    ]
+
+
+def test_a_running_game_with_open_treasuries_shows_every_seat_s_coins(store: PlayedStore) -> None:
+    game_id = store.game(next(s for s in GAMES if s.options is None and s.stop_after))
+
+    lines = queries.scoreboard(store.engine, game_id)
+
+    assert [line.coins for line in lines] == [
+        line.coins for line in expected_lines(store.facts[game_id])
+    ]
+
+
+def test_a_game_the_projections_never_saw_has_no_scoreboard(store: PlayedStore) -> None:
+    with pytest.raises(NotFound):
+        queries.scoreboard(store.engine, UUID(int=0))
+
+
+# --- rebuilding, crashes and concurrency ----------------------------------------------------------
+
+
+def test_catching_up_after_every_command_builds_what_a_rebuild_from_scratch_builds(
+    store: PlayedStore,
+) -> None:
+    processed = store.projector.rebuild()
+
+    assert processed == store.end
+    assert dump(store.engine) == store.incremental
+    assert_tables_hold(store.engine, store.facts)
+
+
+def test_a_rebuild_in_small_batches_builds_the_same_tables(store: PlayedStore) -> None:
+    store.projector.rebuild(batch_size=25)
+
+    assert dump(store.engine) == store.incremental
+
+
+class Crash(Exception):
+    pass
+
+
+class CrashingScoreboards(Scoreboards):
+    """Writes half of its third batch's rows, then fails, as a crash mid-batch would."""
+
+    def __init__(self) -> None:
+        self.batches = 0
+
+    def process(self, connection: Connection, batch: Sequence[Recorded]) -> None:
+        self.batches += 1
+        if self.batches == 3:
+            super().process(connection, batch[: len(batch) // 2])
+            raise Crash("injected in the middle of a batch")
+        super().process(connection, batch)
+
+
+def test_a_batch_that_fails_midway_leaves_no_trace_and_is_processed_once_later(
+    store: PlayedStore,
+) -> None:
+    crashing = Projector(store.app, store.engine, [CrashingScoreboards()])
+    crashing.reset()
+
+    with pytest.raises(Crash):
+        crashing.catch_up(batch_size=200)
+
+    two_batches = store.app.recorder.select_notifications(1, 400, topics=Scoreboards.topics)
+    position = tracked_position(store.engine)
+    assert position == two_batches[-1].id
+    assert_tables_hold(store.engine, facts_up_to(store.app, position))
+    assert store.projector.catch_up() == store.end - position
+    assert dump(store.engine) == store.incremental
+
+
+def test_a_projector_killed_during_a_rebuild_resumes_without_loss_or_double_counting(
+    shared_store: PlayedStore,
+) -> None:
+    store = shared_store
+    rebuild = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "api.cli",
+            "--database-url",
+            store.url,
+            "projections",
+            "rebuild",
+            "--batch-size",
+            "5",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not 0 < tracked_position(store.engine) < store.end * 3 // 4:
+            assert rebuild.poll() is None, rebuild.stderr.read() if rebuild.stderr else ""
+            assert time.monotonic() < deadline, "the rebuild never got going"
+            time.sleep(0.002)
+        rebuild.send_signal(signal.SIGKILL)
+    finally:
+        rebuild.wait()
+        if rebuild.stderr:
+            rebuild.stderr.close()
+
+    killed_at = tracked_position(store.engine)
+    assert 0 < killed_at < store.end
+    assert_tables_hold(store.engine, facts_up_to(store.app, killed_at))
+    with Projector.for_url(store.app, store.url) as resumed:
+        assert resumed.catch_up() == store.end - killed_at
+    assert dump(store.engine) == store.incremental
+
+
+def test_two_projectors_catching_up_at_once_in_threads_count_every_event_once(
+    store: PlayedStore,
+) -> None:
+    second_engine = store.engine if store.kind == "memory" else projection_engine(store.url)
+    first = Projector(store.app, store.engine)
+    second = Projector(store.app, second_engine)
+    first.reset()
+    start = threading.Barrier(2)
+
+    def catch_up(projector: Projector) -> int:
+        start.wait()
+        return projector.catch_up(batch_size=50)
+
+    with ThreadPoolExecutor(2) as pool:
+        advanced = list(pool.map(catch_up, [first, second]))
+    if second_engine is not store.engine:
+        second_engine.dispose()
+
+    assert sum(advanced) == store.end
+    assert dump(store.engine) == store.incremental
+
+
+CATCH_UP_WHEN_TOLD = """
+import sys
+from domain.application import Bohnanza
+from projections.runner import Projector
+
+url = sys.argv[1]
+with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
+    print("ready", flush=True)
+    sys.stdin.readline()
+    print(projector.catch_up(batch_size=25), flush=True)
+"""
+
+
+def test_two_projector_processes_catching_up_at_once_count_every_event_once(
+    shared_store: PlayedStore,
+) -> None:
+    store = shared_store
+    store.projector.reset()
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", CATCH_UP_WHEN_TOLD, store.url],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    for process in processes:
+        assert process.stdout is not None
+        assert process.stdout.readline() == "ready\n"
+    outputs = [process.communicate("go\n", timeout=120)[0] for process in processes]
+
+    assert all(process.returncode == 0 for process in processes)
+    assert sum(int(output) for output in outputs) == store.end
+    assert dump(store.engine) == store.incremental
+
+
+def test_a_follower_process_kept_up_with_the_play_and_stopped_cleanly_on_sigterm(
+    store: PlayedStore,
+) -> None:
+    if store.follower is None:
+        pytest.skip("this store's projections caught up in the playing process")
+
+    returncode, output = store.follower
+
+    assert returncode == 0
+    assert output.endswith(f"Stopped at position {store.end}.\n")
+
+
+def test_the_cli_rebuilds_the_projections_and_reports_them_up_to_date(
+    shared_store: PlayedStore,
+) -> None:
+    store = shared_store
+    runner = CliRunner()
+    store.projector.reset()
+
+    behind = runner.invoke(main, ["--database-url", store.url, "projections", "status"])
+    rebuilt = runner.invoke(main, ["--database-url", store.url, "projections", "rebuild"])
+    status = runner.invoke(main, ["--database-url", store.url, "projections", "status"])
+
+    assert behind.output == f"scoreboards: at 0 of {store.end}, {store.end} events behind\n"
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert f"Rebuilt scoreboards from {store.end} events." in rebuilt.output
+    assert status.output == f"scoreboards: at {store.end} of {store.end}, up to date\n"
+    assert dump(store.engine) == store.incremental
+
+
+# --- one game at a time ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def projector(app: Bohnanza, database_url: str) -> Iterator[Projector]:
+    with Projector.for_url(app, database_url) as running:
+        yield running
+
+
+def test_catching_up_after_every_command_of_a_game_builds_what_a_rebuild_builds(
+    app: Bohnanza, projector: Projector
+) -> None:
+    games = start_games(app, [GameSpec("amigo-1997", 3, "greedy", seed=2)], projector.catch_up)
+    play_interleaved(app, games, projector.catch_up)
+    incremental = dump(projector.engine)
+
+    projector.rebuild()
+
+    assert dump(projector.engine) == incremental
+    assert_tables_hold(projector.engine, {game.game_id: game.facts for game in games})
+
+
+def test_wait_returns_once_the_projections_reach_the_position(
+    app: Bohnanza, projector: Projector
+) -> None:
+    started = app.start_game(["Ana", "Ben", "Cleo"], seed=1)
+    later = threading.Timer(0.05, projector.catch_up)
+    later.start()
+
+    projector.wait(started.position or 0, timeout=10)
+
+    later.join()
+    assert [s.position for s in projector.status()] == [started.position]
+
+
+def test_wait_times_out_while_the_projections_stay_behind(
+    app: Bohnanza, projector: Projector
+) -> None:
+    started = app.start_game(["Ana", "Ben", "Cleo"], seed=1)
+
+    with pytest.raises(TimeoutError):
+        projector.wait(started.position or 0, timeout=0.05)
+
+
+def test_a_follower_keeps_the_projections_current_until_stopped(
+    app: Bohnanza, projector: Projector
+) -> None:
+    stop = threading.Event()
+    follower = threading.Thread(target=projector.follow, args=(0.01, stop))
+    follower.start()
+    try:
+        started = app.start_game(["Ana", "Ben"], seed=4)
+        projector.wait(started.position or 0, timeout=10)
+    finally:
+        stop.set()
+        follower.join(timeout=10)
+
+    assert not follower.is_alive()
+    assert [record.game_id for record in queries.games(projector.engine)] == [started.game_id]
+
+
+def test_an_unknown_projection_cannot_be_rebuilt(projector: Projector) -> None:
+    with pytest.raises(KeyError, match="no projection 'scores'"):
+        projector.rebuild("scores")
+
+
+def test_the_read_models_live_beside_the_events_in_the_same_database(
+    shared_database_url: str,
+) -> None:
+    schema = persistence_env(shared_database_url).get("POSTGRES_SCHEMA")
+    events_table = "bohnanza_events" if schema else "stored_events"
+
+    with (
+        Bohnanza.from_url(shared_database_url) as app,
+        Projector.for_url(app, shared_database_url) as projector,
+    ):
+        names = set(inspect(projector.engine).get_table_names(schema=schema))
+
+    assert {events_table, *(table.name for table in tables.metadata.sorted_tables)} <= names
+
+
+def test_playing_on_the_command_line_keeps_the_projections_up_to_date(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/cli.sqlite3"
+    runner = CliRunner()
+
+    played = runner.invoke(main, ["--database-url", url, "play", "--players", "Ana,Ben", "--quiet"])
+    status = runner.invoke(main, ["--database-url", url, "projections", "status"])
+
+    assert played.exit_code == 0, played.output
+    assert status.output.endswith(", up to date\n")
+    with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
+        (record,) = queries.games(projector.engine)
+    assert record.status == "ended"
