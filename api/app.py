@@ -7,11 +7,14 @@ services (event store connection pool, projector) on its first request, after th
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping
 from typing import Any
 
+from eventsourcing.persistence import PersistenceError
 from flask import Flask
 from flask_smorest import Api
+from sqlalchemy.exc import DBAPIError
 
 from . import errors, games, meta, stats
 from .schemas import ErrorSchema
@@ -19,12 +22,16 @@ from .services import Services
 from .settings import Settings
 
 MAX_BODY_BYTES = 64 * 1024
+BUILD_ATTEMPTS = 3
 
 
 class BohnanzaApi(Api):
-    """flask-smorest's Api with the service's error envelope as the documented error schema."""
+    """flask-smorest's Api with the service's error envelope as the documented error schema.
+
+    No catch-all "default" response: each endpoint documents every status it answers."""
 
     ERROR_SCHEMA = ErrorSchema
+    DEFAULT_ERROR_RESPONSE_NAME = None
 
 
 class LazyServices:
@@ -39,11 +46,24 @@ class LazyServices:
         if self._services is None:
             with self._lock:
                 if self._services is None:
-                    self._services = Services(
-                        self._config["DATABASE_URL"],
-                        inline_projections=self._config["INLINE_PROJECTIONS"],
-                    )
+                    self._services = self._build()
         return self._services
+
+    def _build(self) -> Services:
+        # Workers starting together on a fresh database race to create the same tables; the
+        # losers fail (PostgreSQL has no atomic CREATE … IF NOT EXISTS) and find them made.
+        attempt = 1
+        while True:
+            try:
+                return Services(
+                    self._config["DATABASE_URL"],
+                    inline_projections=self._config["INLINE_PROJECTIONS"],
+                )
+            except (PersistenceError, DBAPIError):
+                if attempt == BUILD_ATTEMPTS:
+                    raise
+                time.sleep(0.05 * attempt)
+                attempt += 1
 
     def close(self) -> None:
         if self._services is not None:

@@ -18,6 +18,7 @@ from domain.rules.errors import BohnanzaError, NotFound
 from domain.rules.evolve import fold
 from domain.rules.notation import describe, draw_table
 from domain.rules.rulesets import DEFAULT_PRESET, OPTIONS, PRESETS, resolve_ruleset
+from projections.runner import Projector
 
 from .settings import Settings
 
@@ -121,7 +122,7 @@ def play(
             f"give one bot kind ({', '.join(BOTS)}) or one per seat", param_hint="--bots"
         )
     seed = random.randrange(2**31) if seed is None else seed
-    with _open(ctx) as app:
+    with _open(ctx) as app, Projector.for_url(app, ctx.obj.database_url) as projector:
         try:
             outcome = app.start_game(
                 names,
@@ -132,6 +133,7 @@ def play(
             )
         except BohnanzaError as error:
             raise click.ClickException(str(error)) from None
+        projector.catch_up()
         state = fold(outcome.facts)
         click.echo(f"Game {outcome.game_id} — {ruleset}, {len(names)} players, seed {seed}")
         if not quiet:
@@ -144,6 +146,7 @@ def play(
                 turn = state.turn
                 click.echo(f"— Turn {turn}: {state.name(state.active)} —")
             outcome = app.execute(outcome.game_id, table.next_command(state))
+            projector.catch_up()
             state = fold(outcome.facts, state)
             if not quiet:
                 for fact in outcome.facts:
@@ -233,6 +236,10 @@ def rulesets() -> None:
         click.echo(f"      {option.description}")
         click.echo(f"      values{listing}: {choices}")
 
+
+from .cli_projections import projections  # noqa: E402
+
+main.add_command(projections)
 
 if __name__ == "__main__":
     main()

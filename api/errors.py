@@ -1,7 +1,8 @@
 """One JSON error envelope, `{code, status, message, errors}`, for every failure (ARCHITECTURE §10).
 
-Every exception the service raises on purpose maps to an HTTP status here, in one place. Anything
-else is a bug: it is logged (without request bodies or tokens) and answered with a plain 500.
+Every exception the service raises on purpose maps to an HTTP status here, in one place. A store
+that cannot be reached is a 503 the client may retry. Anything else is a bug: it is logged (without
+request bodies or tokens) and answered with a plain 500.
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from eventsourcing.persistence import ConnectionUnavailableError, InterfaceError, OperationalError
 from flask import Flask, Response, jsonify
+from sqlalchemy import exc as sql_errors
 from werkzeug.exceptions import HTTPException
 
 from domain.rules.errors import (
@@ -25,6 +28,17 @@ from .schemas import ErrorSchema
 from .security import KeyInFlight, KeyReused
 
 log = logging.getLogger(__name__)
+
+RETRY_AFTER_SECONDS = 1
+UNAVAILABLE = (
+    OperationalError,
+    InterfaceError,
+    ConnectionUnavailableError,
+    sql_errors.OperationalError,
+    sql_errors.InterfaceError,
+    sql_errors.TimeoutError,
+)
+"""The store is down, restarting or out of connections: nothing the client did wrong."""
 
 
 class ApiError(Exception):
@@ -54,6 +68,8 @@ def envelope(
     response.status_code = status
     if status == 401:
         response.headers["WWW-Authenticate"] = 'Bearer realm="bohnanza"'
+    if status == 503:
+        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
 
 
@@ -66,6 +82,7 @@ _HTTP_CODES = {
     415: "unsupported_media_type",
     422: "validation_error",
     429: "too_many_requests",
+    503: "unavailable",
 }
 
 
@@ -110,6 +127,11 @@ def _api_error(error: ApiError) -> Response:
     return envelope(error.status, error.code, error.message, **error.extra)
 
 
+def _unavailable(error: Exception) -> Response:
+    log.warning("the store is unavailable: %s", type(error).__name__)
+    return envelope(503, "unavailable", "The store is unavailable just now; try again shortly.")
+
+
 def _unexpected(error: Exception) -> Response:
     log.exception("unexpected error: %s", type(error).__name__)
     return envelope(500, "internal_error", "Something went wrong on our side; it has been logged.")
@@ -123,10 +145,11 @@ def error_response(error: ApiError | BohnanzaError) -> Response:
 
 
 def documented(blueprint: Any, *codes: int) -> Any:
-    """Decorator: document the error envelope for these statuses on an endpoint."""
+    """Decorator: document the error envelope for these statuses on an endpoint, and for 503
+    (the store unavailable), which any endpoint that reads the store may answer."""
 
     def decorate(view: Any) -> Any:
-        for code in codes:
+        for code in (*codes, 503):
             view = blueprint.alt_response(code, schema=ErrorSchema, description="Error")(view)
         return view
 
@@ -138,4 +161,6 @@ def register(app: Flask) -> None:
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(BohnanzaError, _bohnanza_error)
     app.register_error_handler(ApiError, _api_error)
+    for unavailable in UNAVAILABLE:
+        app.register_error_handler(unavailable, _unavailable)
     app.register_error_handler(Exception, _unexpected)

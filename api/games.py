@@ -11,7 +11,7 @@ import re
 from typing import Any
 from uuid import UUID, uuid4
 
-from flask import current_app, request
+from flask import Response, after_this_request, current_app, jsonify, request
 from flask_smorest import Blueprint
 
 from domain.rules import events as ev
@@ -44,6 +44,13 @@ blp = Blueprint(
 ERRORS = (400, 401, 403, 404, 409, 412, 413, 422)
 BEARER = re.compile(r"Bearer\s+(\S+)\Z", re.IGNORECASE)
 VERSION_TAG = re.compile(r'(?:W/)?"?(\d{1,12})"?\Z')
+IDEMPOTENCY_KEY = re.compile(r"[!-~]{1,128}\Z")
+"""1 to 128 visible ASCII characters (a UUID, say)."""
+READ_MODEL_WAIT_SECONDS = 5.0
+SEAT_TOKEN = [{"bearer": []}]
+"""OpenAPI security: a seat's (or the host's) token is required."""
+SEAT_TOKEN_OR_NONE = [{"bearer": []}, {}]
+"""OpenAPI security: a token is optional (without one, the public's view)."""
 
 
 def services() -> Services:
@@ -93,6 +100,32 @@ def viewer_for(
     return Viewer.of_seat(caller.seat)
 
 
+def wait_for_read_models(position: int | None) -> None:
+    """Before reading the read models: catch them up if this process keeps them, and (read your
+    writes) wait until they have processed `position`, a store position a write answered with;
+    422 for a position the store has not reached, 503 if they lag behind."""
+    service = services()
+    service.before_read()
+    if position is None:
+        return
+    latest = service.app.position()
+    if position > latest:
+        raise ApiError(
+            422,
+            "validation_error",
+            "The request does not match the schema; see errors for each field.",
+            errors={"query": {"after_position": [f"The store's latest position is {latest}."]}},
+        )
+    try:
+        service.projector.wait(position, timeout=READ_MODEL_WAIT_SECONDS)
+    except TimeoutError:
+        raise ApiError(
+            503,
+            "read_models_behind",
+            f"The read models have not reached position {position} yet; try again shortly.",
+        ) from None
+
+
 def _document(game_id: UUID, viewer: Viewer) -> dict[str, Any]:
     view, version = services().views.view(game_id, viewer)
     return {**render(view, viewer), "version": version}
@@ -129,7 +162,7 @@ def _summary(game_id: UUID) -> dict[str, Any]:
 
 
 @blp.route("/games", methods=["POST"])
-@blp.arguments(schemas.GameCreateSchema)
+@blp.arguments(schemas.GameCreateSchema())
 @blp.response(201, schemas.GameCreatedSchema)
 @documented(blp, 400, 413, 422)
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
@@ -153,7 +186,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
     except BaseException:
         service.tokens.revoke(game_id)
         raise
-    service.after_write()
+    catch_up_after_answering(service)
     started = outcome.facts[0]
     assert isinstance(started, ev.GameStarted)
     base = f"/api/games/{game_id}"
@@ -178,21 +211,21 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
 
 
 @blp.route("/games", methods=["GET"])
-@blp.arguments(schemas.GamesQuerySchema, location="query")
+@blp.arguments(schemas.GamesQuerySchema(), location="query")
 @blp.response(200, schemas.GameListSchema)
-@documented(blp, 400, 422)
+@documented(blp, 422)
 def list_games(query: dict[str, Any]) -> dict[str, Any]:
-    """Games, newest first, filtered by status, player name and ruleset."""
+    """Games, newest first, filtered by status, player name and ruleset. `after_position` waits
+    for a write the caller just made."""
     service = services()
-    if "after_position" in query:
-        service.projector.wait(query["after_position"], timeout=5.0)
+    wait_for_read_models(query.get("after_position"))
     records = queries.games(
         service.engine,
         status=query.get("status"),
         player=query.get("player"),
         preset=query.get("ruleset"),
     )
-    return {"games": [_record(record) for record in records]}
+    return {"games": [_record(record) for record in reversed(records)]}
 
 
 def _record(record: queries.GameRecord) -> dict[str, Any]:
@@ -220,13 +253,14 @@ def game_summary(game_id: UUID) -> dict[str, Any]:
 
 
 @blp.route("/games/<uuid:game_id>/view", methods=["GET"])
-@blp.arguments(schemas.ViewQuerySchema, location="query")
+@blp.arguments(schemas.ViewQuerySchema(), location="query")
 @blp.response(200, schemas.ViewSchema)
+@blp.doc(security=SEAT_TOKEN_OR_NONE)
 @documented(blp, 401, 403, 404, 422)
 def game_view(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """The table as the caller may see it: a seat (its token) sees its own hand in order and its
     legal commands; the host of a tabletop game sees every hand; no token is the public view."""
-    services().views.facts(game_id)  # 404 before 401/403 for an unknown game
+    services().views.started(game_id)  # 404 before 401/403 for an unknown game
     viewer = viewer_for(
         game_id, caller_for(game_id), perspective=query.get("perspective"), seat=query.get("seat")
     )
@@ -235,13 +269,16 @@ def game_view(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 
 @blp.route("/games/<uuid:game_id>/legal", methods=["GET"])
 @blp.response(200, schemas.LegalSchema)
+@blp.doc(security=SEAT_TOKEN)
 @documented(blp, 401, 403, 404)
 def legal(game_id: UUID) -> dict[str, Any]:
     """The caller's legal commands now (a seat's token)."""
-    services().views.facts(game_id)
+    services().views.started(game_id)
     caller = caller_for(game_id)
-    if caller is None or caller.seat is None:
+    if caller is None:
         raise unauthorized("legal commands belong to a seat: send that seat's token")
+    if caller.seat is None:
+        raise forbidden("legal commands belong to a seat; the host has none of its own")
     document = _document(game_id, Viewer.of_seat(caller.seat))
     return document.get("legal") or {"commands": [], "offer": None}
 
@@ -249,7 +286,7 @@ def legal(game_id: UUID) -> dict[str, Any]:
 def _expected_version(body: dict[str, Any]) -> int | None:
     header = request.headers.get("If-Match")
     from_body = body.pop("expected_version", None)
-    if header is None:
+    if header is None or header.strip() == "*":  # "*": any current version will do
         return from_body
     match = VERSION_TAG.match(header.strip())
     if match is None:
@@ -262,23 +299,26 @@ def _expected_version(body: dict[str, Any]) -> int | None:
     return version
 
 
-def _authorize(caller: Caller, state: GameState, body: dict[str, Any]) -> None:
-    """Fill in the caller's seat and check it may give this command (403 if not)."""
+def _authorize_host(state: GameState, body: dict[str, Any]) -> None:
+    """The host of a tabletop game acts for the seat it names; chance steps default to the
+    active seat. A digital game's host cannot act (403)."""
+    if state.mode != TABLETOP:
+        raise forbidden("in digital games only a seat's own token can give commands")
     kind = body["type"]
-    if caller.role == HOST:
-        if state.mode != TABLETOP:
-            raise forbidden("in digital games only a seat's own token can give commands")
-        if "seat" not in body and kind != Deal.type:
-            if kind not in ("reveal", "draw"):
-                raise ApiError(
-                    422,
-                    "validation_error",
-                    "the host must name the seat it acts for",
-                    errors={"json": {"seat": ["Missing: the seat the host acts for"]}},
-                )
-            body["seat"] = state.active
-        return
-    if kind == Deal.type:
+    if "seat" not in body and kind != Deal.type:
+        if kind not in ("reveal", "draw"):
+            raise ApiError(
+                422,
+                "validation_error",
+                "the host must name the seat it acts for",
+                errors={"json": {"seat": ["Missing: the seat the host acts for"]}},
+            )
+        body["seat"] = state.active
+
+
+def _authorize_seat(caller: Caller, body: dict[str, Any]) -> None:
+    """A seat acts for itself only (its seat is filled in if the body names none)."""
+    if body["type"] == Deal.type:
         raise forbidden("only the host of a tabletop game enters the dealt hands")
     body.setdefault("seat", caller.seat)
     if body["seat"] != caller.seat:
@@ -287,52 +327,88 @@ def _authorize(caller: Caller, state: GameState, body: dict[str, Any]) -> None:
         )
 
 
+def catch_up_after_answering(service: Services) -> None:
+    """Bring this process's read models up to date once the answer has been sent, so that the
+    writer does not wait for them (reads catch up themselves if they come first)."""
+
+    @after_this_request
+    def later(response: Response) -> Response:
+        response.call_on_close(service.after_write)
+        return response
+
+
 @blp.route("/games/<uuid:game_id>/commands", methods=["POST"])
-@blp.arguments(schemas.CommandSchema)
-@blp.response(200, schemas.CommandResultSchema)
+@blp.arguments(schemas.CommandSchema())
+@blp.response(200, schemas.CommandResultSchema, headers=schemas.COMMAND_RESPONSE_HEADERS)
+@blp.doc(security=SEAT_TOKEN, parameters=schemas.COMMAND_HEADERS)
 @documented(blp, *ERRORS)
-def command(body: dict[str, Any], game_id: UUID) -> Any:
+def command(body: dict[str, Any], game_id: UUID) -> Response:
     """Give a command as the token's seat (the host of a tabletop game may act for any seat).
 
     Send `If-Match: "<version>"` (or `expected_version`) to refuse it with 412 if the game has
     moved on, and an `Idempotency-Key` header to make a retry safe: the same key and body get
     the first answer again and store nothing new."""
     service = services()
-    service.views.facts(game_id)
+    started = service.views.started(game_id)
     caller = caller_for(game_id)
     if caller is None:
         raise unauthorized("commands need a seat's (or the host's) token")
     expected = _expected_version(body)
     key = request.headers.get("Idempotency-Key")
-    if key is not None and not 1 <= len(key) <= 128:
-        raise ApiError(400, "bad_request", "Idempotency-Key must be 1 to 128 characters")
+    if key is not None and not IDEMPOTENCY_KEY.match(key):
+        raise ApiError(
+            400, "bad_request", "Idempotency-Key must be 1 to 128 visible ASCII characters"
+        )
     fingerprint = {"command": body, "expected_version": expected}
     if key is not None:
         replay = service.idempotency.begin(game_id, key, caller, fingerprint)
         if replay is not None:
-            return replay.response, replay.status, {"Idempotent-Replayed": "true"}
+            return _answer(replay.status, replay.response, replayed=True)
     try:
-        status, document = 200, _execute(service, game_id, caller, body, expected)
+        status, document = 200, _execute(service, game_id, caller, started.mode, body, expected)
     except (ApiError, BohnanzaError) as error:
         if key is None:
             raise
-        response = error_response(error)
-        status, document = response.status_code, response.get_json()
+        status, document = _error_document(error)
     except BaseException:
         if key is not None:
             service.idempotency.abandon(game_id, key)
         raise
     if key is not None:
-        document = schemas.CommandResultSchema().dump(document) if status == 200 else document
         service.idempotency.finish(game_id, key, status, document)
-    return document, status, {"ETag": f'"{document["version"]}"'} if status == 200 else {}
+    return _answer(status, document)
+
+
+def _error_document(error: ApiError | BohnanzaError) -> tuple[int, dict[str, Any]]:
+    response = error_response(error)
+    return response.status_code, response.get_json()
+
+
+def _answer(status: int, document: dict[str, Any], *, replayed: bool = False) -> Response:
+    """A command's answer, already in its final JSON form (a result or an error envelope, as
+    documented; the tests check both against the OpenAPI document), so that it can be stored for
+    idempotency as it is and no schema is applied to an error."""
+    response = jsonify(document)
+    response.status_code = status
+    if status == 200:
+        response.headers["ETag"] = f'"{document["version"]}"'
+    if replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
 
 
 def _execute(
-    service: Services, game_id: UUID, caller: Caller, body: dict[str, Any], expected: int | None
+    service: Services,
+    game_id: UUID,
+    caller: Caller,
+    mode: str,
+    body: dict[str, Any],
+    expected: int | None,
 ) -> dict[str, Any]:
-    state, _ = service.views.view(game_id, HOST_VIEWER if caller.role == HOST else PUBLIC_VIEWER)
-    _authorize(caller, state, body)
+    if caller.role == HOST:
+        _authorize_host(service.views.view(game_id, HOST_VIEWER)[0], body)
+    else:
+        _authorize_seat(caller, body)
     command = parse_command(body)
     try:
         outcome = service.app.execute(game_id, command, expected_version=expected)
@@ -342,18 +418,18 @@ def _execute(
         raise ApiError(
             412, "precondition_failed", str(conflict), current_version=conflict.current_version
         ) from None
-    service.after_write()
+    catch_up_after_answering(service)
     viewer = HOST_VIEWER if caller.role == HOST else Viewer.of_seat(caller.seat or 0)
     first = outcome.version - len(outcome.facts) + 1
     return {
-        "game_id": game_id,
+        "game_id": str(game_id),
         "version": outcome.version,
         "position": outcome.position,
         "events": [
             {
                 "position": first + i,
                 "type": fact.kind,
-                "event": redact(fact, viewer, state.mode).payload(),
+                "event": redact(fact, viewer, mode).payload(),
             }
             for i, fact in enumerate(outcome.facts)
         ],
@@ -362,8 +438,9 @@ def _execute(
 
 
 @blp.route("/games/<uuid:game_id>/events", methods=["GET"])
-@blp.arguments(schemas.EventsQuerySchema, location="query")
+@blp.arguments(schemas.EventsQuerySchema(), location="query")
 @blp.response(200, schemas.EventPageSchema)
+@blp.doc(security=SEAT_TOKEN_OR_NONE)
 @documented(blp, 401, 404, 422)
 def events(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """The caller's redacted event feed, from position `after` + 1, `limit` items a page."""

@@ -11,6 +11,7 @@ from flask_smorest import Blueprint
 from domain.rules.rulesets import OPTIONS, PRESETS
 
 from . import schemas
+from .errors import documented
 from .games import services
 
 blp = Blueprint("service", __name__, url_prefix="/api", description="The service and its rulesets.")
@@ -19,6 +20,7 @@ assets = Blueprint("docs_assets", __name__)
 
 @blp.route("/health", methods=["GET"])
 @blp.response(200, schemas.HealthSchema)
+@documented(blp)
 def health() -> dict[str, Any]:
     """The store answers: its latest position."""
     return {"status": "ok", "position": services().app.position()}

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
 from domain.rules.beans import BEANS
 from domain.rules.commands import COMMAND_TYPES
 from domain.rules.rulesets import DEFAULT_PRESET, PRESETS
 from domain.rules.state import DIGITAL, MODES, Phase
 
-BEAN = fields.String(validate=validate.OneOf(list(BEANS)))
 SEAT_NUMBER = {"validate": validate.Range(min=0, max=6)}
 INDEX = {"validate": validate.Range(min=0, max=200)}
 STATUSES = ("in-progress", "ended")
+
+
+def printable(text: str) -> bool:
+    """Names are stored and compared as text: no control characters, no lone surrogates."""
+    if not text.isprintable():
+        raise ValidationError("Use printable characters only.")
+    return True
+
+
+NAME = {"validate": [validate.Length(min=1, max=40), printable]}
 
 
 def _beans(**kwargs: object) -> fields.List:
@@ -37,7 +46,7 @@ class ErrorSchema(Schema):
 
 class GameCreateSchema(Schema):
     seats = fields.List(
-        fields.String(validate=validate.Length(min=1, max=40)),
+        fields.String(**NAME),
         required=True,
         validate=validate.Length(min=2, max=7),
         metadata={"description": "Seat names, clockwise", "example": ["Ana", "Ben", "Cleo"]},
@@ -63,7 +72,11 @@ class CommandSchema(Schema):
     type = fields.String(required=True, validate=validate.OneOf(list(COMMAND_TYPES)))
     seat = fields.Integer(metadata={"description": "Defaults to the caller's seat"}, **SEAT_NUMBER)
     field = fields.Integer(**INDEX)
-    bean = BEAN
+    bean = fields.String(
+        allow_none=True,
+        validate=validate.OneOf(list(BEANS)),
+        metadata={"description": "Plant: the bean expected (null: whatever comes)"},
+    )
     cards = _beans(allow_none=True, metadata={"description": "Tabletop reveal/draw: cards seen"})
     to = fields.Integer(**SEAT_NUMBER)
     hand = fields.List(fields.Integer(**INDEX), metadata={"description": "Hand positions"})
@@ -79,6 +92,36 @@ class CommandSchema(Schema):
             "description": "Refuse with 412 unless the game is at this version (or If-Match)"
         },
     )
+
+
+COMMAND_HEADERS = [
+    {
+        "in": "header",
+        "name": "If-Match",
+        "required": False,
+        "description": 'The game version the command is based on, e.g. "12"; 412 if the game '
+        "has moved on.",
+        "schema": {"type": "string", "pattern": '^(W/)?"?[0-9]{1,12}"?$'},
+    },
+    {
+        "in": "header",
+        "name": "Idempotency-Key",
+        "required": False,
+        "description": "Makes a retry safe: the same key and body get the first answer again "
+        "(with `Idempotent-Replayed: true`) and store nothing new; the same key with another "
+        "body is refused (422), and while the first request runs, 409.",
+        "schema": {"type": "string", "pattern": "^[!-~]{1,128}$"},
+    },
+]
+"""Request headers of a command (read by the view itself, documented here)."""
+
+COMMAND_RESPONSE_HEADERS = {
+    "ETag": {"description": "The game's version after the command", "schema": {"type": "string"}},
+    "Idempotent-Replayed": {
+        "description": "true: the stored answer to an earlier request with this Idempotency-Key",
+        "schema": {"type": "string", "enum": ["true"]},
+    },
+}
 
 
 class ViewQuerySchema(Schema):
@@ -98,7 +141,7 @@ class EventsQuerySchema(Schema):
 
 class GamesQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf(STATUSES))
-    player = fields.String(validate=validate.Length(min=1, max=40))
+    player = fields.String(**NAME)
     ruleset = fields.String(validate=validate.OneOf(list(PRESETS)))
     after_position = fields.Integer(
         validate=validate.Range(min=0),
@@ -191,7 +234,9 @@ class SeatViewSchema(Schema):
         metadata={"description": "Front card first; null when the viewer may not see it"},
     )
     hand_size = fields.Integer(required=True)
-    fields_ = fields.List(fields.Nested(FieldViewSchema), required=True, data_key="fields")
+    fields_ = fields.List(
+        fields.Nested(FieldViewSchema), required=True, attribute="fields", data_key="fields"
+    )
     trade_area = fields.List(fields.String(), required=True)
     coins = fields.Integer(required=True, allow_none=True)
     bought_third_field = fields.Boolean(required=True)

@@ -2,7 +2,8 @@
 
 Tokens carry 192 random bits, are shown once when a game is created, and are stored only as
 SHA-256 digests; a presented token is looked up by its digest and compared in constant time. No
-token is ever logged.
+token is ever logged. A token never changes once handed out, so each process remembers the
+tokens it has resolved (by digest) and asks the database only once per token.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import hashlib
 import hmac
 import json
 import secrets
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -25,6 +28,8 @@ from .tables import idempotency, tokens
 
 TOKEN_PREFIX = "bzt_"
 TOKEN_BYTES = 24
+RESOLVED_TOKENS = 4096
+"""Resolved tokens each process remembers (least recently used forgotten first)."""
 SEAT = "seat"
 HOST = "host"
 
@@ -58,8 +63,11 @@ class IssuedTokens:
 
 
 class TokenStore:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, remembered: int = RESOLVED_TOKENS) -> None:
         self.engine = engine
+        self._remembered = remembered
+        self._resolved: OrderedDict[str, Caller] = OrderedDict()
+        self._lock = threading.Lock()
 
     def issue(self, game_id: UUID, seats: int) -> IssuedTokens:
         """New tokens for every seat and the host of a new game (stored as digests only)."""
@@ -92,19 +100,40 @@ class TokenStore:
         """Forget every token of a game (one that could not be created)."""
         with self.engine.begin() as connection:
             connection.execute(delete(tokens).where(tokens.c.game_id == game_id))
+        with self._lock:
+            for known in [d for d, c in self._resolved.items() if c.game_id == game_id]:
+                del self._resolved[known]
 
     def resolve(self, game_id: UUID, token: str) -> Caller | None:
         """The caller a token stands for in this game, or None for an unknown or foreign token."""
         presented = digest(token)
+        caller = self._remembered_caller(presented) or self._look_up(presented)
+        if caller is None or not hmac.compare_digest(caller.token_digest, presented):
+            return None
+        return caller if caller.game_id == game_id else None
+
+    def _remembered_caller(self, presented: str) -> Caller | None:
+        with self._lock:
+            caller = self._resolved.get(presented)
+            if caller is not None:
+                self._resolved.move_to_end(presented)
+            return caller
+
+    def _look_up(self, presented: str) -> Caller | None:
         with self.engine.connect() as connection:
             row = connection.execute(
                 select(tokens.c.digest, tokens.c.game_id, tokens.c.role, tokens.c.seat).where(
                     tokens.c.digest == presented
                 )
             ).first()
-        if row is None or not hmac.compare_digest(row.digest, presented) or row.game_id != game_id:
+        if row is None:
             return None
-        return Caller(game_id, row.role, row.seat, row.digest)
+        caller = Caller(row.game_id, row.role, row.seat, row.digest)
+        with self._lock:
+            self._resolved[presented] = caller
+            while len(self._resolved) > self._remembered:
+                self._resolved.popitem(last=False)
+        return caller
 
 
 class IdempotencyError(BohnanzaError):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from uuid import UUID
 
 from domain.application import Bohnanza, RecordedFact
+from domain.rules import events as ev
 from domain.rules.state import GameState
 from projections.engine import projection_engine
 from projections.runner import Projector
@@ -58,6 +59,17 @@ class GameViews:
             self._refresh(game_id, entry)
             return list(entry.facts)
 
+    def started(self, game_id: UUID) -> ev.GameStarted:
+        """The game's first fact (NotFound for an unknown game): it never changes, so the store
+        is asked only for a game this process has not seen yet."""
+        entry = self._entry(game_id)
+        with entry.lock:
+            if not entry.facts:
+                self._refresh(game_id, entry)
+            first = entry.facts[0].fact
+        assert isinstance(first, ev.GameStarted)
+        return first
+
     def view(self, game_id: UUID, viewer: Viewer) -> tuple[GameState, int]:
         """The viewer's view now, and the game version it reflects."""
         entry = self._entry(game_id)
@@ -80,8 +92,13 @@ class Services:
         self.database_url = database_url
         self.app = Bohnanza.from_url(database_url)
         self.engine = projection_engine(database_url)
-        tables.metadata.create_all(self.engine)
-        self.projector = Projector(self.app, self.engine)
+        try:
+            tables.metadata.create_all(self.engine)
+            self.projector = Projector(self.app, self.engine)
+        except BaseException:
+            self.engine.dispose()  # and the store's pool, so that a retry starts clean
+            self.app.close()
+            raise
         self.tokens = TokenStore(self.engine)
         self.idempotency = IdempotencyStore(self.engine)
         self.views = GameViews(self.app)
@@ -93,8 +110,13 @@ class Services:
             return
         try:
             self.projector.catch_up()
-        except Exception:  # the command is stored; a separate projector run will catch up
-            log.exception("the projections could not catch up after a command")
+        except Exception:  # the command is stored; a later catch up will process it
+            log.exception("the projections could not catch up")
+
+    def before_read(self) -> None:
+        """Catch the read models up before reading them, if this process keeps them: a write
+        catches them up only after answering, so a read may come first."""
+        self.after_write()
 
     def close(self) -> None:
         self.projector.close()

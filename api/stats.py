@@ -12,7 +12,7 @@ from projections import queries
 
 from . import schemas
 from .errors import documented
-from .games import _summary, caller_for, services
+from .games import SEAT_TOKEN_OR_NONE, _summary, caller_for, services, wait_for_read_models
 
 blp = Blueprint(
     "stats",
@@ -23,8 +23,9 @@ blp = Blueprint(
 
 
 @blp.route("/games/<uuid:game_id>/scoreboard", methods=["GET"])
-@blp.arguments(schemas.PositionQuerySchema, location="query")
+@blp.arguments(schemas.PositionQuerySchema(), location="query")
 @blp.response(200, schemas.ScoreboardSchema)
+@blp.doc(security=SEAT_TOKEN_OR_NONE)
 @documented(blp, 401, 404, 422)
 def scoreboard(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """Coins (as the ruleset lets the caller see them), harvests, trades, donations and cards
@@ -32,20 +33,20 @@ def scoreboard(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     service = services()
     summary = _summary(game_id)
     caller = caller_for(game_id)
-    service.projector.wait(query.get("after_position", 0), timeout=5.0)
+    wait_for_read_models(query.get("after_position"))
     seats = queries.scoreboard(service.engine, game_id, viewer=caller.seat if caller else None)
     return {"game": summary, "seats": [asdict(seat) for seat in seats]}
 
 
 @blp.route("/leaderboard", methods=["GET"])
-@blp.arguments(schemas.LeaderboardQuerySchema, location="query")
+@blp.arguments(schemas.LeaderboardQuerySchema(), location="query")
 @blp.response(200, schemas.LeaderboardSchema)
 @documented(blp, 422)
 def leaderboard(query: dict[str, Any]) -> dict[str, Any]:
     """Players by name over ended games: games, wins, win rate, average and best score; overall
     or for one ruleset and/or player count."""
     service = services()
-    service.projector.wait(query.get("after_position", 0), timeout=5.0)
+    wait_for_read_models(query.get("after_position"))
     standings = queries.leaderboard(
         service.engine, preset=query.get("ruleset"), players=query.get("players")
     )

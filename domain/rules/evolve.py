@@ -188,8 +188,7 @@ class _Draft:
     def trade_areas_empty(self) -> bool:
         seats = self.seats
         return not any(
-            seats.get(i, player).trade_area
-            for i, player in enumerate(self.base.players)
+            seats.get(i, player).trade_area for i, player in enumerate(self.base.players)
         )
 
     def freeze(self) -> GameState:

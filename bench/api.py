@@ -1,0 +1,379 @@
+"""API benchmark: every figure is printed beside its baseline measured in the same run.
+
+    .venv/bin/python bench/api.py [--commands 200] [--repeats 3] [--postgres-url URL]
+
+1. Round trip on SQLite: one command over HTTP to a real gunicorn on loopback, configured as
+   `bohnanza serve` runs it (one worker process with threads, one SQLite file, the read models
+   caught up in the process after each answer), beside the same command through the Application
+   directly (on its own SQLite file). Both replay the same bot game's commands, alternately, on
+   two copies of the game; the client is the standard library's keep-alive `http.client`, so
+   the figure is the server's more than a client library's. Target: ≤ 2× (median against
+   median, the median of `--repeats` games).
+2. Throughput on PostgreSQL: commands/s from 8 concurrent HTTP clients, each replaying its own
+   game, against gunicorn with several workers configured as docker-compose.yml runs the API
+   (a separate projector follows the store), beside the store's raw append rate: 8 threads
+   inserting the same games' pre-built stored events with `recorder.insert_events`, one
+   command's events per insert. A throw-away database is created and dropped on the server at
+   `--postgres-url` (default `$BOHNANZA_TEST_POSTGRES_URL` or the local server).
+
+Timings are medians (these machines are noisy); the sides of the first ratio alternate command by
+command, and the two sides of the second are each run `--repeats` times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import itertools
+import json
+import os
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import psycopg
+from eventsourcing.persistence import StoredEvent
+from psycopg import sql
+
+from domain.application import Bohnanza
+from domain.bots import simulate
+from domain.rules import events as ev
+from domain.rules.commands import Command
+from domain.rules.transcript import commands_from_facts
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAYERS = 4
+CLIENTS = 8
+STARTUP_SECONDS = 30.0
+DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+@dataclass(frozen=True)
+class BotGame:
+    """A complete greedy-bot game: how it started and the commands that played it."""
+
+    started: ev.GameStarted
+    commands: list[Command]
+
+    @classmethod
+    def simulated(cls, seed: int) -> BotGame:
+        facts = simulate("rio-grande", PLAYERS, bot="greedy", seed=seed)
+        started = facts[0]
+        assert isinstance(started, ev.GameStarted)
+        return cls(started, commands_from_facts(facts, tabletop=False))
+
+    def request(self) -> dict[str, object]:
+        """The body of POST /api/games that starts this very game."""
+        return {
+            "seats": list(self.started.seats),
+            "seed": self.started.seed,
+            "start_seat": self.started.start_seat,
+        }
+
+    def start(self, app: Bohnanza) -> uuid.UUID:
+        outcome = app.start_game(
+            self.started.seats, start_seat=self.started.start_seat, seed=self.started.seed
+        )
+        return outcome.game_id
+
+
+# --- gunicorn ------------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def gunicorn(database_url: str, *options: str, inline_projections: bool) -> Iterator[str]:
+    """gunicorn serving `api.app:create_app()` on a free loopback port; yields its base URL."""
+    port = _free_port()
+    env = {
+        **os.environ,
+        "BOHNANZA_DATABASE_URL": database_url,
+        "BOHNANZA_INLINE_PROJECTIONS": "true" if inline_projections else "false",
+    }
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            *options,
+            "--bind",
+            f"127.0.0.1:{port}",
+            "api.app:create_app()",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with status {process.returncode}")
+            try:
+                if httpx.get(f"{base}/api/health", timeout=2.0).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("gunicorn did not become healthy")
+            time.sleep(0.1)
+        yield base
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+class HttpGame:
+    """A game created over HTTP, with its seats' tokens, played command by command."""
+
+    def __init__(self, client: httpx.Client, game: BotGame) -> None:
+        self.client = client
+        created = client.post("/api/games", json=game.request())
+        created.raise_for_status()
+        body = created.json()
+        self.url = f"/api/games/{body['game_id']}/commands"
+        self.tokens = [f"Bearer {seat['token']}" for seat in body["seats"]]
+
+    def play(self, command: Command) -> None:
+        body = command.to_dict()
+        seat = body.pop("seat")
+        answer = self.client.post(self.url, json=body, headers={"Authorization": self.tokens[seat]})
+        if answer.status_code != 200:
+            raise RuntimeError(f"{body} was answered {answer.status_code}: {answer.text}")
+
+    def play_with(self, connection: http.client.HTTPConnection, command: Command) -> None:
+        """The same command through a plain keep-alive connection."""
+        body = command.to_dict()
+        seat = body.pop("seat")
+        headers = {"Authorization": self.tokens[seat], "Content-Type": "application/json"}
+        connection.request("POST", self.url, json.dumps(body), headers)
+        answer = connection.getresponse()
+        text = answer.read()
+        if answer.status != 200:
+            raise RuntimeError(f"{body} was answered {answer.status}: {text!r}")
+
+
+# --- 1. round trip on SQLite ---------------------------------------------------------------------
+
+
+def round_trip(game: BotGame, repeats: int) -> None:
+    http_medians: list[float] = []
+    direct_medians: list[float] = []
+    http_all: list[float] = []
+    direct_all: list[float] = []
+    for repeat in range(repeats):
+        http_times, direct_times = _round_trips(game, repeat)
+        http_medians.append(statistics.median(http_times))
+        direct_medians.append(statistics.median(direct_times))
+        http_all += http_times
+        direct_all += direct_times
+    http_ms = statistics.median(http_medians) * 1000
+    direct_ms = statistics.median(direct_medians) * 1000
+    http_p90 = statistics.quantiles(http_all, n=10)[-1] * 1000
+    direct_p90 = statistics.quantiles(direct_all, n=10)[-1] * 1000
+    ratios = ", ".join(f"{h / d:.2f}" for h, d in zip(http_medians, direct_medians, strict=True))
+    print(
+        f"1. one command's round trip on SQLite ({len(game.commands)} commands a game, {repeats} games)"
+    )
+    print(
+        f"   Application.execute    {direct_ms:>9.3f} ms median   {direct_p90:>7.3f} ms p90  (baseline)"
+    )
+    print(f"   HTTP to gunicorn       {http_ms:>9.3f} ms median   {http_p90:>7.3f} ms p90")
+    print(
+        f"   ratio                  {http_ms / direct_ms:>9.2f} ×   (per game: {ratios})   target ≤ 2×"
+    )
+
+
+def _round_trips(game: BotGame, repeat: int) -> tuple[list[float], list[float]]:
+    """One game's commands, alternately over HTTP and directly: each side's times."""
+    http_times: list[float] = []
+    direct_times: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        served = f"sqlite:///{tmp}/served.sqlite3"
+        options = ("--workers", "1", "--threads", "8")
+        with (
+            gunicorn(served, *options, inline_projections=True) as base,
+            httpx.Client(base_url=base, timeout=30.0) as client,
+            Bohnanza.from_url(f"sqlite:///{tmp}/direct.sqlite3") as app,
+        ):
+            remote = HttpGame(client, game)
+            connection = http.client.HTTPConnection(*urlsplit(base).netloc.split(":"))
+            local = game.start(app)
+            for command in game.commands:
+                start = time.perf_counter()
+                remote.play_with(connection, command)
+                middle = time.perf_counter()
+                app.execute(local, command)
+                http_times.append(middle - start)
+                direct_times.append(time.perf_counter() - middle)
+            connection.close()
+    return http_times, direct_times
+
+
+# --- 2. throughput on PostgreSQL -----------------------------------------------------------------
+
+
+@contextmanager
+def postgres_database(server_url: str) -> Iterator[str]:
+    """A throw-away database on the server; its URL (without a schema)."""
+    name = f"bohnanza_bench_{secrets.token_hex(4)}"
+    with psycopg.connect(server_url, autocommit=True) as admin:
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        try:
+            yield urlunsplit(urlsplit(server_url)._replace(path=f"/{name}", query=""))
+        finally:
+            admin.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+
+def new_schema(database_url: str, schema: str) -> str:
+    with psycopg.connect(database_url, autocommit=True) as connection:
+        connection.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    return f"{database_url}?schema={schema}"
+
+
+def concurrently(work: list[Callable[[], None]]) -> float:
+    """Run each piece of work in its own thread, released together; the wall time."""
+    start = threading.Barrier(len(work) + 1)
+
+    def run(piece: Callable[[], None]) -> None:
+        start.wait()
+        piece()
+
+    with ThreadPoolExecutor(len(work)) as pool:
+        futures = [pool.submit(run, piece) for piece in work]
+        start.wait()
+        began = time.perf_counter()
+        for future in futures:
+            future.result()
+        return time.perf_counter() - began
+
+
+def command_batches(game: BotGame, commands: int) -> list[list[StoredEvent]]:
+    """The stored events of the game's first commands, one list per command (in memory)."""
+    with Bohnanza.from_url("memory://") as app:
+        game_id = game.start(app)
+        versions = [app.game(game_id).version]
+        for command in game.commands[:commands]:
+            versions.append(app.execute(game_id, command).version)
+        stored = app.recorder.select_events(game_id)
+    by_version = {event.originator_version: event for event in stored}
+    return [
+        [by_version[v] for v in range(before + 1, after + 1)]
+        for before, after in itertools.pairwise(versions)
+    ]
+
+
+def raw_appends(app: Bohnanza, batches: list[list[StoredEvent]]) -> Callable[[], None]:
+    """One client's raw appends: the batches, under a fresh aggregate id, one insert each."""
+    originator = uuid.uuid4()
+    mine = [
+        [StoredEvent(originator, e.originator_version, e.topic, e.state) for e in batch]
+        for batch in batches
+    ]
+
+    def append() -> None:
+        for batch in mine:
+            app.recorder.insert_events(batch)
+
+    return append
+
+
+def http_client_work(
+    base: str, game: BotGame, commands: int
+) -> tuple[Callable[[], None], httpx.Client]:
+    client = httpx.Client(base_url=base, timeout=60.0)
+    remote = HttpGame(client, game)
+
+    def play() -> None:
+        for command in game.commands[:commands]:
+            remote.play(command)
+
+    return play, client
+
+
+def throughput(server_url: str, games: list[BotGame], commands: int, repeats: int) -> None:
+    batches = [command_batches(game, commands) for game in games]
+    appended = sum(len(b) for b in batches)
+    http_rates: list[float] = []
+    raw_rates: list[float] = []
+    with postgres_database(server_url) as database:
+        options = ("--workers", "4", "--threads", "4")
+        raw_url = new_schema(database, "raw")
+        with (
+            gunicorn(new_schema(database, "api"), *options, inline_projections=False) as base,
+            Bohnanza.from_url(raw_url, POSTGRES_POOL_SIZE=str(CLIENTS)) as raw,
+        ):
+            for _ in range(repeats):
+                work = [raw_appends(raw, game_batches) for game_batches in batches]
+                raw_rates.append(appended / concurrently(work))
+                clients = [http_client_work(base, game, commands) for game in games]
+                http_rates.append(CLIENTS * commands / concurrently([play for play, _ in clients]))
+                for _, client in clients:
+                    client.close()
+    raw_rate = statistics.median(raw_rates)
+    http_rate = statistics.median(http_rates)
+    print()
+    print(
+        f"2. throughput on PostgreSQL: {CLIENTS} clients, each on its own game, "
+        f"{commands} commands each, median of {repeats}"
+    )
+    print(
+        f"   raw appends            {raw_rate:>9,.0f} commands/s  (baseline: recorder.insert_events,"
+    )
+    print(
+        f"                          {'':>9}              {CLIENTS} threads, one command's events per insert)"
+    )
+    print(f"   HTTP to gunicorn       {http_rate:>9,.0f} commands/s  (4 workers × 4 threads)")
+    print(f"   share of the raw rate  {http_rate / raw_rate:>9.0%}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--commands", type=int, default=200, help="commands per game")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--postgres-url",
+        default=os.environ.get("BOHNANZA_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL),
+    )
+    args = parser.parse_args()
+    games = [BotGame.simulated(seed) for seed in range(1, CLIENTS + 1)]
+    commands = min(args.commands, *(len(game.commands) for game in games))
+    print(f"games: rio-grande, {PLAYERS} players, greedy bots; {commands} commands each")
+    print()
+    round_trip(games[0], args.repeats)
+    try:
+        throughput(args.postgres_url, games, commands, args.repeats)
+    except psycopg.OperationalError as error:
+        print(f"\n2. skipped: PostgreSQL is unreachable ({' '.join(str(error).split())})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,343 @@
+"""One JSON error envelope, {code, status, message, errors}, for every failure a client can cause
+(issue item 3), each mapped to its status in one place (api/errors.py)."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+import pytest
+from eventsourcing.persistence import OperationalError
+from flask import Flask
+from flask.testing import FlaskClient
+
+from api import games as games_module
+from api.app import MAX_BODY_BYTES
+
+from .conftest import web_app
+from .support import CreatedGame, assert_envelope, bearer, command, create_game
+
+UNKNOWN_GAME = f"/api/games/{uuid.UUID(int=1)}"
+
+
+def test_malformed_json_is_a_400(client: FlaskClient, game: CreatedGame) -> None:
+    response = client.post(
+        f"{game.url}/commands",
+        data='{"type": "plant", ',
+        content_type="application/json",
+        headers=game.seat(0),
+    )
+
+    body = assert_envelope(response, 400, "bad_request")
+    assert body["message"] == "The request body is not valid JSON."
+
+
+def test_malformed_json_creating_a_game_is_a_400(client: FlaskClient) -> None:
+    response = client.post("/api/games", data="{seats", content_type="application/json")
+
+    assert_envelope(response, 400, "bad_request")
+
+
+def test_a_schema_violation_is_a_422_with_a_message_per_field(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = command(client, game, game.seat(0), type="plant", field="one", bean="tofu")
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert set(body["errors"]["json"]) == {"field", "bean"}
+
+
+def test_an_unknown_field_is_a_schema_violation(client: FlaskClient, game: CreatedGame) -> None:
+    response = command(client, game, game.seat(0), type="plant", field=0, colour="red")
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert body["errors"] == {"json": {"colour": ["Unknown field."]}}
+
+
+def test_a_json_value_that_is_not_an_object_is_a_schema_violation(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = client.post(
+        f"{game.url}/commands", data="[1, 2]", content_type="application/json", headers=game.seat(0)
+    )
+
+    assert_envelope(response, 422, "validation_error")
+
+
+def test_a_command_missing_what_it_needs_is_a_422(client: FlaskClient, game: CreatedGame) -> None:
+    response = command(client, game, game.seat(0), type="plant")
+
+    body = assert_envelope(response, 422, "malformed_command")
+    assert "plant needs 'field'" in body["message"]
+
+
+def test_an_unknown_ruleset_option_is_a_422_naming_the_valid_ones(client: FlaskClient) -> None:
+    response = client.post("/api/games", json={"seats": ["A", "B", "C"], "options": {"x": 1}})
+
+    body = assert_envelope(response, 422, "invalid_ruleset")
+    assert "allow_retrade" in body["message"]
+
+
+@pytest.mark.parametrize("name", ["Ana\x00", "Ben\n", "\ud800"])
+def test_a_seat_name_with_unprintable_characters_is_a_422(client: FlaskClient, name: str) -> None:
+    response = client.post("/api/games", json={"seats": [name, "Cleo"]})
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert body["errors"]["json"]["seats"] == {"0": ["Use printable characters only."]}
+
+
+def test_a_rule_violation_is_a_409_citing_the_rules_section(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    command(client, game, game.seat(0), type="plant", field=0)
+
+    response = command(client, game, game.seat(0), type="plant", field=0)
+
+    body = assert_envelope(response, 409, "rule_violation")
+    assert body["rule"] == "RULES §7.1"
+    assert body["message"].startswith("RULES §7.1 (planting: one bean type per field): Ana ")
+
+
+def test_a_stale_if_match_is_a_412_with_the_current_version(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = command(client, game, game.seat(0, If_Match='"1"'), type="plant", field=0)
+
+    body = assert_envelope(response, 412, "precondition_failed")
+    assert body["current_version"] == 2
+
+
+def test_a_stale_expected_version_in_the_body_is_a_412(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = command(client, game, game.seat(0), type="plant", field=0, expected_version=1)
+
+    assert_envelope(response, 412, "precondition_failed")
+
+
+def test_an_if_match_that_is_no_version_is_a_400(client: FlaskClient, game: CreatedGame) -> None:
+    response = command(client, game, game.seat(0, If_Match='"abc"'), type="plant", field=0)
+
+    assert_envelope(response, 400, "bad_request")
+
+
+def test_if_match_and_expected_version_that_disagree_are_a_400(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = command(
+        client, game, game.seat(0, If_Match='"2"'), type="plant", field=0, expected_version=3
+    )
+
+    assert_envelope(response, 400, "bad_request")
+
+
+def test_a_command_without_a_token_is_a_401_with_a_bearer_challenge(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = command(client, game, {}, type="plant", field=0)
+
+    assert_envelope(response, 401, "unauthorized")
+    assert response.headers["WWW-Authenticate"].startswith("Bearer")
+
+
+@pytest.mark.parametrize(
+    "authorization", ["Bearer bzt_not-a-token", "Basic QW5hOnNlY3JldA==", "Bearer", "bzt_x"]
+)
+def test_a_bad_token_is_a_401(client: FlaskClient, game: CreatedGame, authorization: str) -> None:
+    response = command(client, game, {"Authorization": authorization}, type="plant", field=0)
+
+    assert_envelope(response, 401, "unauthorized")
+
+
+def test_a_token_of_another_game_is_a_401(client: FlaskClient, game: CreatedGame) -> None:
+    other = create_game(client)
+
+    response = client.get(f"{game.url}/view", headers=other.seat(0))
+
+    assert_envelope(response, 401, "unauthorized")
+
+
+def test_asking_for_another_seats_view_is_a_403(client: FlaskClient, game: CreatedGame) -> None:
+    response = client.get(f"{game.url}/view", query_string={"seat": 1}, headers=game.seat(0))
+
+    body = assert_envelope(response, 403, "forbidden")
+    assert "seat 1" in body["message"]
+
+
+def test_asking_for_a_seats_view_without_a_token_is_a_401(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = client.get(f"{game.url}/view", query_string={"seat": 0})
+
+    assert_envelope(response, 401, "unauthorized")
+
+
+def test_acting_for_another_seat_is_a_403(client: FlaskClient, game: CreatedGame) -> None:
+    response = command(client, game, game.seat(1), type="plant", seat=0, field=0)
+
+    assert_envelope(response, 403, "forbidden")
+
+
+def test_the_host_asking_for_legal_commands_is_a_403(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = client.get(f"{game.url}/legal", headers=game.host())
+
+    assert_envelope(response, 403, "forbidden")
+
+
+def test_legal_commands_without_a_token_are_a_401(client: FlaskClient, game: CreatedGame) -> None:
+    assert_envelope(client.get(f"{game.url}/legal"), 401, "unauthorized")
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", ""),
+        ("GET", "/view"),
+        ("GET", "/legal"),
+        ("GET", "/events"),
+        ("GET", "/scoreboard"),
+        ("POST", "/commands"),
+    ],
+)
+def test_an_unknown_game_is_a_404_on_every_endpoint(
+    client: FlaskClient, game: CreatedGame, method: str, path: str
+) -> None:
+    response = client.open(
+        UNKNOWN_GAME + path,
+        method=method,
+        json={"type": "plant", "field": 0} if method == "POST" else None,
+        headers=game.seat(0),
+    )
+
+    assert_envelope(response, 404, "not_found")
+
+
+def test_an_unknown_path_is_a_404_envelope(client: FlaskClient) -> None:
+    assert_envelope(client.get("/api/nothing-here"), 404, "not_found")
+
+
+def test_a_game_id_that_is_no_uuid_is_a_404(client: FlaskClient) -> None:
+    assert_envelope(client.get("/api/games/not-a-uuid"), 404, "not_found")
+
+
+def test_a_wrong_method_is_a_405_envelope(client: FlaskClient, game: CreatedGame) -> None:
+    assert_envelope(client.delete(game.url), 405, "method_not_allowed")
+
+
+def test_an_oversize_body_is_a_413(client: FlaskClient, game: CreatedGame) -> None:
+    padding = "x" * MAX_BODY_BYTES
+    response = client.post(
+        f"{game.url}/commands",
+        data=f'{{"type": "plant", "field": 0, "pad": "{padding}"}}',
+        content_type="application/json",
+        headers=game.seat(0),
+    )
+
+    body = assert_envelope(response, 413, "payload_too_large")
+    assert body["message"] == "The request body is too large."
+
+
+def test_an_oversize_body_creating_a_game_is_a_413(client: FlaskClient) -> None:
+    response = client.post("/api/games", json={"seats": ["A" * 40] * 7, "pad": "x" * 70_000})
+
+    assert_envelope(response, 413, "payload_too_large")
+
+
+def test_waiting_for_a_position_the_store_has_not_reached_is_a_422(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = client.get(f"{game.url}/scoreboard", query_string={"after_position": 10**9})
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert "after_position" in body["errors"]["query"]
+
+
+def test_read_models_that_lag_behind_are_a_503_to_retry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(games_module, "READ_MODEL_WAIT_SECONDS", 0.05)
+    with web_app("memory://", INLINE_PROJECTIONS=False) as app:
+        client = app.test_client()
+        created = client.post("/api/games", json={"seats": ["A", "B", "C"]}).get_json()
+
+        response = client.get("/api/games", query_string={"after_position": created["position"]})
+
+    assert_envelope(response, 503, "read_models_behind")
+    assert response.headers["Retry-After"] == "1"
+
+
+def test_an_unreachable_store_is_a_503_to_retry(
+    web: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services = web.extensions["bohnanza"].get()
+
+    def unreachable() -> int:
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(services.app, "position", unreachable)
+
+    response = client.get("/api/health")
+
+    assert_envelope(response, 503, "unavailable")
+    assert response.headers["Retry-After"] == "1"
+
+
+def test_a_bug_is_a_500_envelope_that_logs_no_token(
+    web: Flask, client: FlaskClient, game: CreatedGame, caplog: pytest.LogCaptureFixture
+) -> None:
+    services = web.extensions["bohnanza"].get()
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a bug")
+
+    services.app.execute = broken  # type: ignore[method-assign]
+
+    with caplog.at_level(logging.INFO):
+        response = command(client, game, game.seat(0), type="plant", field=0)
+
+    body = assert_envelope(response, 500, "internal_error")
+    assert "a bug" not in body["message"]
+    assert "RuntimeError" in caplog.text
+    assert game.seat_tokens[0] not in caplog.text
+
+
+def test_every_error_of_the_api_is_documented_with_the_envelope(client: FlaskClient) -> None:
+    document = client.get("/openapi.json").get_json()
+
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            if method == "parameters":
+                continue
+            for status, response in operation["responses"].items():
+                if int(status) >= 400:
+                    schema = response["content"]["application/json"]["schema"]
+                    assert schema == {"$ref": "#/components/schemas/Error"}, (method, path)
+
+
+def test_the_bearer_scheme_is_declared_for_token_endpoints(client: FlaskClient) -> None:
+    document = client.get("/openapi.json").get_json()
+
+    assert document["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+    commands = document["paths"]["/api/games/{game_id}/commands"]["post"]
+    assert commands["security"] == [{"bearer": []}]
+    assert {p["name"] for p in commands["parameters"]} >= {"If-Match", "Idempotency-Key"}
+
+
+def test_a_token_is_never_accepted_from_the_query_string(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = client.get(
+        f"{game.url}/view", query_string={"seat": 0, "token": game.seat_tokens[0]}
+    )
+
+    assert_envelope(response, 401, "unauthorized")
+
+
+def test_a_token_missing_its_last_character_is_a_401(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = client.get(f"{game.url}/view", headers=bearer(game.seat_tokens[0][:-1]))
+
+    assert_envelope(response, 401, "unauthorized")

@@ -1,0 +1,390 @@
+"""Every endpoint answering what it promises: create, list, summary, view, legal, commands,
+events, scoreboard, leaderboard, health, rulesets and the OpenAPI document with its docs."""
+
+from __future__ import annotations
+
+import random
+import uuid
+
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import select
+
+from api import tables
+from api.security import TOKEN_BYTES, TOKEN_PREFIX, digest
+from domain.bots import BOTS, Table, play_stored
+
+from .support import SEATS, CreatedGame, command, create_game
+
+
+def finish_bot_game(web: Flask, seats: list[str], seed: int) -> uuid.UUID:
+    """A complete greedy-bot game stored through the application (no tokens issued)."""
+    services = web.extensions["bohnanza"].get()
+    started = services.app.start_game(seats, seed=seed)
+    play_stored(
+        services.app, started, Table([BOTS["greedy"]() for _ in seats], random.Random(seed))
+    )
+    services.after_write()
+    return started.game_id
+
+
+# --- POST /api/games ------------------------------------------------------------------------
+
+
+def test_creating_a_game_answers_201_with_a_token_per_seat_and_one_for_the_host(
+    client: FlaskClient,
+) -> None:
+    response = client.post("/api/games", json={"seats": SEATS, "seed": 7})
+
+    body = response.get_json()
+    assert response.status_code == 201
+    assert [(s["seat"], s["name"]) for s in body["seats"]] == list(enumerate(SEATS))
+    tokens = [s["token"] for s in body["seats"]] + [body["host_token"]]
+    assert len(set(tokens)) == 4
+    assert body["version"] == 2
+    assert body["ruleset"]["preset"] == "rio-grande"
+    assert body["links"]["view"] == f"/api/games/{body['game_id']}/view"
+
+
+def test_tokens_carry_at_least_128_random_bits() -> None:
+    assert TOKEN_BYTES * 8 >= 128
+
+
+def test_tokens_are_stored_only_as_digests(web: Flask, game: CreatedGame) -> None:
+    engine = web.extensions["bohnanza"].get().engine
+    with engine.connect() as connection:
+        stored = set(connection.execute(select(tables.tokens.c.digest)).scalars())
+
+    presented = [*game.seat_tokens, game.host_token]
+    assert all(token.startswith(TOKEN_PREFIX) for token in presented)
+    assert stored == {digest(token) for token in presented}
+    assert not stored & set(presented)
+
+
+def test_creating_a_game_with_options_and_a_preset_stores_the_resolved_ruleset(
+    client: FlaskClient,
+) -> None:
+    created = create_game(
+        client,
+        seats=["A", "B", "C", "D"],
+        ruleset="amigo",
+        options={"allow_retrade": True},
+        start_seat=2,
+    )
+
+    ruleset = created.document["ruleset"]
+    assert (ruleset["preset"], ruleset["players"], ruleset["allow_retrade"]) == ("amigo", 4, True)
+    assert client.get(created.url).get_json()["start_seat"] == 2
+
+
+def test_creating_a_game_with_duplicate_names_is_refused(client: FlaskClient) -> None:
+    response = client.post("/api/games", json={"seats": ["Ana", "Ana"]})
+
+    assert response.status_code == 422
+    assert "must differ" in response.get_json()["message"]
+
+
+def test_a_game_that_cannot_start_leaves_no_tokens_behind(web: Flask, client: FlaskClient) -> None:
+    client.post("/api/games", json={"seats": ["Ana", "Ben", "Cleo"], "start_seat": 5})
+
+    engine = web.extensions["bohnanza"].get().engine
+    with engine.connect() as connection:
+        assert connection.execute(select(tables.tokens)).all() == []
+
+
+# --- GET /api/games and /api/games/<id> ------------------------------------------------------
+
+
+def test_the_game_list_shows_the_newest_game_first(client: FlaskClient) -> None:
+    first = create_game(client)
+    second = create_game(client, seats=["Dan", "Eve"])
+
+    games = client.get("/api/games").get_json()["games"]
+
+    assert [g["game_id"] for g in games] == [second.id, first.id]
+    assert games[0]["seats"] == ["Dan", "Eve"]
+    assert games[1]["status"] == "in-progress"
+
+
+def test_the_game_list_filters_by_player_status_and_ruleset(
+    web: Flask, client: FlaskClient
+) -> None:
+    amigo = create_game(client, seats=["Ana", "Zoe", "Ben"], ruleset="amigo")
+    create_game(client, seats=["Ana", "Ben", "Cleo"])
+    finished = finish_bot_game(web, ["Ana", "Ben", "Cleo"], seed=3)
+
+    def ids(**query: object) -> list[str]:
+        games = client.get("/api/games", query_string=query).get_json()["games"]
+        return [g["game_id"] for g in games]
+
+    assert ids(player="Zoe") == [amigo.id]
+    assert ids(ruleset="amigo") == [amigo.id]
+    assert ids(status="ended") == [str(finished)]
+    assert len(ids()) == 3
+
+
+def test_the_game_list_waits_for_a_write_the_caller_just_made(client: FlaskClient) -> None:
+    created = create_game(client)
+
+    response = client.get(
+        "/api/games", query_string={"after_position": created.document["position"]}
+    )
+
+    assert [g["game_id"] for g in response.get_json()["games"]] == [created.id]
+
+
+def test_a_games_summary_is_public(client: FlaskClient, game: CreatedGame) -> None:
+    summary = client.get(game.url).get_json()
+
+    assert summary["game_id"] == game.id
+    assert summary["seats"] == SEATS
+    assert (summary["status"], summary["phase"], summary["turn"]) == ("in-progress", "plant", 1)
+    assert (summary["active_seat"], summary["version"], summary["result"]) == (0, 2, None)
+
+
+def test_a_finished_games_summary_holds_its_result(web: Flask, client: FlaskClient) -> None:
+    game_id = finish_bot_game(web, ["Ana", "Ben", "Cleo"], seed=4)
+    facts = web.extensions["bohnanza"].get().app.facts(game_id)
+
+    summary = client.get(f"/api/games/{game_id}").get_json()
+
+    assert summary["status"] == "ended"
+    assert summary["result"]["scores"] == list(facts[-1].scores)
+    assert summary["result"]["winners"] == list(facts[-1].winners)
+
+
+# --- view, legal, commands ---------------------------------------------------------------------
+
+
+def test_a_seat_sees_its_own_hand_in_order_and_its_legal_commands(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    view = client.get(f"{game.url}/view", headers=game.seat(0)).get_json()
+
+    assert view["viewer"] == {"kind": "seat", "seat": 0}
+    assert view["seats"][0]["hand"] == ["chili", "wax", "wax", "chili", "wax"]
+    assert view["seats"][0]["fields"] == [{"bean": None, "count": 0}] * 3
+    assert [c["type"] for c in view["legal"]["commands"]] == ["plant"] * 3
+    assert view["version"] == 2
+
+
+def test_a_seat_may_name_its_own_seat_in_the_view_query(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = client.get(f"{game.url}/view", query_string={"seat": 1}, headers=game.seat(1))
+
+    assert response.get_json()["viewer"] == {"kind": "seat", "seat": 1}
+
+
+def test_without_a_token_the_view_is_the_publics(client: FlaskClient, game: CreatedGame) -> None:
+    view = client.get(f"{game.url}/view").get_json()
+
+    assert view["viewer"] == {"kind": "public", "seat": None}
+    assert [seat["hand"] for seat in view["seats"]] == [None, None, None]
+    assert [seat["hand_size"] for seat in view["seats"]] == [5, 5, 5]
+    assert "legal" not in view
+
+
+def test_the_legal_endpoint_lists_the_seats_commands(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    assert client.get(f"{game.url}/legal", headers=game.seat(0)).get_json() == {
+        "commands": [
+            {"type": "plant", "seat": 0, "field": field, "bean": None} for field in range(3)
+        ],
+        "offer": None,
+    }
+    assert client.get(f"{game.url}/legal", headers=game.seat(1)).get_json() == {
+        "commands": [],
+        "offer": None,
+    }
+
+
+def test_a_command_answers_its_events_the_new_view_and_an_etag(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = command(client, game, game.seat(0), type="plant", field=1)
+
+    body = response.get_json()
+    assert response.status_code == 200
+    assert response.headers["ETag"] == '"3"'
+    assert (body["game_id"], body["version"]) == (game.id, 3)
+    assert body["events"] == [
+        {
+            "position": 3,
+            "type": "BeanPlanted",
+            "event": {"seat": 0, "bean": "chili", "field": 1, "source": "hand"},
+        }
+    ]
+    assert body["view"]["seats"][0]["fields"][1] == {"bean": "chili", "count": 1}
+    assert body["view"]["seats"][0]["hand"] == ["wax", "wax", "chili", "wax"]
+
+
+def test_a_legal_command_from_the_view_can_be_sent_back_as_it_is(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    legal = client.get(f"{game.url}/view", headers=game.seat(0)).get_json()["legal"]
+
+    response = command(client, game, game.seat(0), **legal["commands"][0])
+
+    assert legal["commands"][0]["bean"] is None
+    assert response.status_code == 200
+
+
+def test_a_command_names_its_seat_by_default_from_the_token(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = command(client, game, game.seat(0), type="plant", seat=0, field=0)
+
+    assert response.status_code == 200
+
+
+def test_a_matching_if_match_lets_the_command_through(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    first = command(client, game, game.seat(0, If_Match='"2"'), type="plant", field=0)
+    second = command(client, game, game.seat(0, If_Match='W/"3"'), type="plant", field=1)
+    third = command(client, game, game.seat(0), type="reveal", expected_version=4)
+
+    assert [r.status_code for r in (first, second, third)] == [200, 200, 200]
+
+
+def test_if_match_star_accepts_any_version(client: FlaskClient, game: CreatedGame) -> None:
+    response = command(client, game, game.seat(0, If_Match="*"), type="plant", field=0)
+
+    assert response.status_code == 200
+
+
+# --- events -----------------------------------------------------------------------------------
+
+
+def test_the_event_feed_pages_by_position(client: FlaskClient, game: CreatedGame) -> None:
+    command(client, game, game.seat(0), type="plant", field=0)
+    command(client, game, game.seat(0), type="plant", field=1)
+
+    first = client.get(f"{game.url}/events", query_string={"limit": 2}).get_json()
+    rest = client.get(
+        f"{game.url}/events", query_string={"after": first["next_after"], "limit": 2}
+    ).get_json()
+
+    assert [item["position"] for item in first["items"]] == [1, 2]
+    assert [item["type"] for item in first["items"]] == ["GameStarted", "CardsDealt"]
+    assert [item["position"] for item in rest["items"]] == [3, 4]
+    assert rest["next_after"] is None
+    assert first["version"] == rest["version"] == 4
+
+
+def test_the_event_feed_past_the_end_is_empty(client: FlaskClient, game: CreatedGame) -> None:
+    page = client.get(f"{game.url}/events", query_string={"after": 99}).get_json()
+
+    assert page == {"items": [], "next_after": None, "version": 2}
+
+
+# --- scoreboard and leaderboard ----------------------------------------------------------------
+
+
+def test_the_scoreboard_shows_each_seat_after_the_callers_write(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    planted = command(client, game, game.seat(0), type="plant", field=0).get_json()
+
+    board = client.get(
+        f"{game.url}/scoreboard", query_string={"after_position": planted["position"]}
+    ).get_json()
+
+    assert board["game"]["game_id"] == game.id
+    assert [(s["name"], s["planted"], s["coins"]) for s in board["seats"]] == [
+        ("Ana", 1, 0),
+        ("Ben", 0, 0),
+        ("Cleo", 0, 0),
+    ]
+
+
+def test_a_command_catches_the_read_models_up_once_its_answer_is_sent(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    projector = web.extensions["bohnanza"].get().projector
+    with command(client, game, game.seat(0), type="plant", field=0) as response:
+        position = response.get_json()["position"]
+        behind = [status.position for status in projector.status()]
+
+    caught_up = [status.position for status in projector.status()]
+
+    assert all(seen < position for seen in behind)
+    assert caught_up == [position] * len(caught_up)
+
+
+def test_secret_treasuries_show_only_the_callers_own_coins(client: FlaskClient) -> None:
+    secret = create_game(client, options={"coin_counts_visible": False})
+
+    mine = client.get(f"{secret.url}/scoreboard", headers=secret.seat(1)).get_json()
+    public = client.get(f"{secret.url}/scoreboard").get_json()
+
+    assert [s["coins"] for s in mine["seats"]] == [None, 0, None]
+    assert [s["coins"] for s in public["seats"]] == [None, None, None]
+
+
+def test_the_leaderboard_ranks_players_of_ended_games(web: Flask, client: FlaskClient) -> None:
+    finish_bot_game(web, ["Ana", "Ben", "Cleo"], seed=5)
+    finish_bot_game(web, ["Ana", "Ben", "Cleo", "Dan"], seed=6)
+
+    overall = client.get("/api/leaderboard").get_json()
+    four = client.get("/api/leaderboard", query_string={"players": 4}).get_json()
+
+    assert {s["name"] for s in overall["standings"]} == {"Ana", "Ben", "Cleo", "Dan"}
+    assert sum(s["wins"] for s in overall["standings"]) >= 2
+    assert {s["name"]: s["games"] for s in overall["standings"]}["Ana"] == 2
+    assert (four["players"], len(four["standings"])) == (4, 4)
+
+
+def test_the_leaderboard_is_empty_before_any_game_ends(client: FlaskClient) -> None:
+    assert client.get("/api/leaderboard").get_json() == {
+        "ruleset": None,
+        "players": None,
+        "standings": [],
+    }
+
+
+# --- the service ------------------------------------------------------------------------------
+
+
+def test_health_answers_the_stores_latest_position(client: FlaskClient, game: CreatedGame) -> None:
+    assert client.get("/api/health").get_json() == {
+        "status": "ok",
+        "position": game.document["position"],
+    }
+
+
+def test_the_rulesets_endpoint_lists_every_preset_and_option(client: FlaskClient) -> None:
+    body = client.get("/api/rulesets").get_json()
+
+    assert [p["id"] for p in body["presets"]] == ["rio-grande", "amigo", "amigo-1997"]
+    assert "allow_retrade" in {o["name"] for o in body["options"]}
+
+
+def test_the_openapi_document_lists_every_endpoint(client: FlaskClient) -> None:
+    document = client.get("/openapi.json").get_json()
+
+    assert document["openapi"] == "3.0.3"
+    assert set(document["paths"]) == {
+        "/api/games",
+        "/api/games/{game_id}",
+        "/api/games/{game_id}/view",
+        "/api/games/{game_id}/legal",
+        "/api/games/{game_id}/commands",
+        "/api/games/{game_id}/events",
+        "/api/games/{game_id}/scoreboard",
+        "/api/leaderboard",
+        "/api/health",
+        "/api/rulesets",
+    }
+
+
+def test_the_interactive_docs_are_served_without_a_cdn(client: FlaskClient) -> None:
+    page = client.get("/docs")
+    script = client.get("/docs/static/swagger-ui-bundle.js")
+
+    assert page.status_code == 200
+    assert b"/docs/static/swagger-ui-bundle.js" in page.data
+    assert b"/openapi.json" in page.data
+    assert script.status_code == 200

@@ -1,0 +1,200 @@
+"""Idempotency-Key and concurrent commands (issue item 4): a retried command is answered once and
+stored once; concurrent commands on one game never lose or duplicate an event."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from .support import CreatedGame, assert_envelope, command, create_game, version_of
+
+
+def stored_events(web: Flask, game: CreatedGame) -> int:
+    return len(web.extensions["bohnanza"].get().app.facts(uuid.UUID(game.id)))
+
+
+def test_a_retry_with_the_same_key_and_body_gets_the_first_answer_and_stores_nothing(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    headers = game.seat(0, Idempotency_Key="plant-1")
+    first = command(client, game, headers, type="plant", field=0)
+    events = stored_events(web, game)
+
+    retry = command(client, game, headers, type="plant", field=0)
+
+    assert retry.status_code == first.status_code == 200
+    assert retry.get_json() == first.get_json()
+    assert retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.headers["ETag"] == first.headers["ETag"] == '"3"'
+    assert "Idempotent-Replayed" not in first.headers
+    assert stored_events(web, game) == events == 3
+
+
+def test_a_refused_command_is_answered_the_same_way_on_retry(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    headers = game.seat(1, Idempotency_Key="too-early")
+    first = command(client, game, headers, type="plant", field=0)
+
+    retry = command(client, game, headers, type="plant", field=0)
+
+    assert_envelope(first, 409, "rule_violation")
+    assert retry.get_json() == first.get_json()
+    assert retry.headers["Idempotent-Replayed"] == "true"
+    assert stored_events(web, game) == 2
+
+
+def test_a_stale_version_is_answered_the_same_way_on_retry(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    headers = game.seat(0, Idempotency_Key="stale", If_Match='"1"')
+    first = command(client, game, headers, type="plant", field=0)
+
+    retry = command(client, game, headers, type="plant", field=0)
+
+    assert_envelope(first, 412, "precondition_failed")
+    assert (retry.status_code, retry.get_json()) == (412, first.get_json())
+
+
+def test_the_same_key_with_another_body_is_refused(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    command(client, game, game.seat(0, Idempotency_Key="k"), type="plant", field=0)
+
+    response = command(client, game, game.seat(0, Idempotency_Key="k"), type="plant", field=1)
+
+    body = assert_envelope(response, 422, "idempotency_key_reused")
+    assert "'k'" in body["message"]
+    assert stored_events(web, game) == 3
+
+
+def test_the_same_key_with_another_expected_version_is_refused(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    command(client, game, game.seat(0, Idempotency_Key="k"), type="plant", field=0)
+
+    response = command(
+        client, game, game.seat(0, Idempotency_Key="k"), type="plant", field=0, expected_version=2
+    )
+
+    assert_envelope(response, 422, "idempotency_key_reused")
+
+
+def test_the_same_key_from_another_seat_is_refused(client: FlaskClient, game: CreatedGame) -> None:
+    command(client, game, game.seat(0, Idempotency_Key="shared"), type="plant", field=0)
+
+    response = command(client, game, game.seat(1, Idempotency_Key="shared"), type="plant", field=0)
+
+    assert_envelope(response, 422, "idempotency_key_reused")
+
+
+def test_a_key_still_being_processed_is_a_409(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    services = web.extensions["bohnanza"].get()
+    caller = services.tokens.resolve(uuid.UUID(game.id), game.seat_tokens[0])
+    assert caller is not None
+    body = {"type": "plant", "seat": 0, "field": 0}
+    services.idempotency.begin(
+        uuid.UUID(game.id), "busy", caller, {"command": body, "expected_version": None}
+    )
+
+    response = command(client, game, game.seat(0, Idempotency_Key="busy"), **body)
+
+    assert_envelope(response, 409, "idempotency_key_in_flight")
+    assert stored_events(web, game) == 2
+
+
+def test_keys_belong_to_one_game(web: Flask, client: FlaskClient, game: CreatedGame) -> None:
+    other = create_game(client)
+
+    first = command(client, game, game.seat(0, Idempotency_Key="k"), type="plant", field=0)
+    second = command(client, other, other.seat(0, Idempotency_Key="k"), type="plant", field=0)
+
+    assert first.status_code == second.status_code == 200
+    assert "Idempotent-Replayed" not in second.headers
+    assert stored_events(web, other) == 3
+
+
+def test_a_request_that_failed_unexpectedly_releases_its_key(
+    web: Flask, client: FlaskClient, game: CreatedGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    services = web.extensions["bohnanza"].get()
+    execute = services.app.execute
+
+    def crash(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the process fell over")
+
+    monkeypatch.setattr(services.app, "execute", crash)
+    headers = game.seat(0, Idempotency_Key="retry-me")
+    failed = command(client, game, headers, type="plant", field=0)
+    monkeypatch.setattr(services.app, "execute", execute)
+
+    retry = command(client, game, headers, type="plant", field=0)
+
+    assert failed.status_code == 500
+    assert retry.status_code == 200
+    assert "Idempotent-Replayed" not in retry.headers
+    assert stored_events(web, game) == 3
+
+
+@pytest.mark.parametrize("key", ["", "x" * 129, "with space", "caf\u00e9"])
+def test_an_idempotency_key_that_is_not_1_to_128_visible_ascii_characters_is_a_400(
+    client: FlaskClient, game: CreatedGame, key: str
+) -> None:
+    headers = {**game.seat(0), "Idempotency-Key": key.encode().decode("latin-1")}
+
+    response = command(client, game, headers, type="plant", field=0)
+
+    assert_envelope(response, 400, "bad_request")
+
+
+def test_concurrent_retries_with_one_key_store_one_command(
+    sqlite_web: Flask,
+) -> None:
+    client = sqlite_web.test_client()
+    game = create_game(client)
+    headers = game.seat(0, Idempotency_Key="burst")
+    start = threading.Barrier(8)
+
+    def send(_: int) -> tuple[int, bool]:
+        start.wait()
+        response = sqlite_web.test_client().post(
+            f"{game.url}/commands", json={"type": "plant", "field": 0}, headers=headers
+        )
+        return response.status_code, "Idempotent-Replayed" in response.headers
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = Counter(pool.map(send, range(8)))
+
+    assert answers[(200, False)] == 1
+    assert set(answers) <= {(200, False), (200, True), (409, False)}
+    assert len(sqlite_web.extensions["bohnanza"].get().app.facts(uuid.UUID(game.id))) == 3
+
+
+def test_concurrent_commands_based_on_one_version_apply_exactly_once(sqlite_web: Flask) -> None:
+    client = sqlite_web.test_client()
+    game = create_game(client)
+    start = threading.Barrier(6)
+
+    def send(_: int) -> int:
+        start.wait()
+        response = sqlite_web.test_client().post(
+            f"{game.url}/commands",
+            json={"type": "plant", "field": 0},
+            headers=game.seat(0, If_Match='"2"'),
+        )
+        return response.status_code
+
+    with ThreadPoolExecutor(6) as pool:
+        statuses = Counter(pool.map(send, range(6)))
+
+    assert statuses[200] == 1
+    assert statuses[200] + statuses[412] == 6
+    assert version_of(client, game) == 3

@@ -1,0 +1,111 @@
+"""A real gunicorn serving `api.app:create_app()` in its own process group, for end-to-end tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTUP_SECONDS = 30.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def gunicorn(
+    database_url: str, *, workers: int = 3, log: Path | None = None, warm: bool = True
+) -> Iterator[str]:
+    """Run gunicorn on a free loopback port until the block ends; yields its base URL once
+    /api/health answers (`warm`) or as soon as it listens (every worker still cold).
+
+    No --preload: each worker imports the app and builds its services after the fork."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "BOHNANZA_DATABASE_URL": database_url,
+        "BOHNANZA_INLINE_PROJECTIONS": "true",
+    }
+    output = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 (closed below)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--workers",
+            str(workers),
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--access-logfile",
+            "-",
+            "--graceful-timeout",
+            "5",
+            "api.app:create_app()",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=output,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_until_listening(port, process)
+        if warm:
+            _wait_until_healthy(base, process)
+        yield base
+    finally:
+        _stop(process)
+        if log:
+            output.close()
+
+
+def _wait_until_listening(port: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with status {process.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1.0).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"gunicorn did not listen on port {port} within {STARTUP_SECONDS}s")
+
+
+def _wait_until_healthy(base: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + STARTUP_SECONDS
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with status {process.returncode}")
+        try:
+            if httpx.get(f"{base}/api/health", timeout=2.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"gunicorn did not answer /api/health within {STARTUP_SECONDS}s")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the gunicorn master's process group (it and its workers), SIGKILL if it lingers."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
