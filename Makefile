@@ -12,7 +12,7 @@ $(VENV)/bin/bohnanza: pyproject.toml
 install: $(VENV)/bin/bohnanza
 
 run: install
-	$(VENV)/bin/bohnanza play --players Ana,Ben,Cleo
+	$(VENV)/bin/bohnanza serve
 
 test: install
 	$(VENV)/bin/pytest
@@ -26,7 +26,10 @@ format: install
 	$(VENV)/bin/ruff check --fix .
 
 bench: install
-	$(PY) bench/engine.py
+	$(PY) -m bench.engine
+	$(PY) -m bench.replay
+	$(PY) -m bench.projections
+	$(PY) -m bench.api
 
 ci:
 	.ci/run

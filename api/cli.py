@@ -237,9 +237,12 @@ def rulesets() -> None:
         click.echo(f"      values{listing}: {choices}")
 
 
-from .cli_projections import projections  # noqa: E402
+from .cli_projections import projections  # noqa: E402  (the commands use `main`'s context)
+from .cli_replay import replay  # noqa: E402
+from .cli_serve import serve  # noqa: E402
 
-main.add_command(projections)
+for _command in (serve, projections, replay):
+    main.add_command(_command)
 
 if __name__ == "__main__":
     main()

@@ -1,6 +1,6 @@
 """API benchmark: every figure is printed beside its baseline measured in the same run.
 
-    .venv/bin/python bench/api.py [--commands 200] [--repeats 3] [--postgres-url URL]
+    .venv/bin/python -m bench.api [--commands 200] [--repeats 3] [--postgres-url URL]
 
 1. Round trip on SQLite: one command over HTTP to a real gunicorn on loopback, configured as
    `bohnanza serve` runs it (one worker process with threads, one SQLite file, the read models

@@ -1,6 +1,6 @@
 """Engine benchmark: every figure is printed beside its baseline measured in the same run.
 
-    .venv/bin/python bench/engine.py [--repeats 7]
+    .venv/bin/python -m bench.engine [--repeats 7]
 
 1. Pure fold: `evolve` over a stored complete 5-player game's facts, beside the library's own
    `repository.get` of the same game (full replay from its events: no cache, no snapshot).

@@ -1,6 +1,6 @@
 """Projection benchmark: rebuild throughput beside reading and decoding the same store.
 
-    .venv/bin/python bench/projections.py [--games 300] [--repeats 5] [--no-postgres]
+    .venv/bin/python -m bench.projections [--games 300] [--repeats 5] [--no-postgres]
 
 On a store of a few hundred complete bot games (a SQLite file; PostgreSQL too when a server
 answers at `BOHNANZA_BENCH_POSTGRES_URL`, default postgresql://postgres@127.0.0.1:5432/postgres,
@@ -16,15 +16,7 @@ Rates are the store's events per second in every row, so they compare directly.
 Target: rebuild ≥ 50% of decode all.
 """
 
-# ruff: noqa: E402 (the imports must follow the path fix below)
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# This script shares its name with the `projections` package: keep its own directory off the
-# import path, or `import projections` would import this file.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import argparse
 import os

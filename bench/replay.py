@@ -1,6 +1,6 @@
 """Replay benchmark: every figure is printed beside its baseline measured in the same run.
 
-    .venv/bin/python bench/replay.py [--repeats 7] [--accesses 200]
+    .venv/bin/python -m bench.replay [--repeats 7] [--accesses 200]
 
 1. Random access to a step of a stored complete 5-player game: `Replay.view_at(k, seat)` for
    random k, beside `repository.get(game_id, version=k)` on SQLite as the service runs it (cache
@@ -15,15 +15,7 @@ Timings are medians of repeated runs; the two sides of each ratio are measured a
 same loop.
 """
 
-# ruff: noqa: E402 (the imports must follow the path fix below)
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-# bench/projections.py shares its name with the `projections` package: keep this script's
-# directory off the import path, or `import projections` would import that script.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
 import argparse
 import random
