@@ -16,7 +16,7 @@ from flask import Flask
 from flask_smorest import Api
 from sqlalchemy.exc import DBAPIError
 
-from . import errors, games, meta, stats
+from . import errors, games, meta, records, replays, stats
 from .schemas import ErrorSchema
 from .services import Services
 from .settings import Settings
@@ -101,7 +101,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
         },
     )
-    for blueprint in (games.blp, stats.blp, meta.blp):
+    for blueprint in (games.blp, replays.blp, records.blp, stats.blp, meta.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(meta.assets)
     errors.register(app)

@@ -238,10 +238,11 @@ def rulesets() -> None:
 
 
 from .cli_projections import projections  # noqa: E402  (the commands use `main`'s context)
+from .cli_records import COMMANDS as RECORD_COMMANDS  # noqa: E402
 from .cli_replay import replay  # noqa: E402
 from .cli_serve import serve  # noqa: E402
 
-for _command in (serve, projections, replay):
+for _command in (serve, projections, replay, *RECORD_COMMANDS):
     main.add_command(_command)
 
 if __name__ == "__main__":

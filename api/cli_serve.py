@@ -23,7 +23,7 @@ def create_demo(app: Flask) -> dict[str, Any]:
     client = app.test_client()
     finished = services.app.start_game(DEMO_SEATS, seed=2026)
     table = Table([BOTS["greedy"]() for _ in DEMO_SEATS], random.Random(2026))
-    play_stored(services.app, finished, table)
+    play_stored(services.app, finished.game_id, table)
     services.after_write()
     created = client.post("/api/games", json={"seats": DEMO_SEATS[:3], "seed": 7}).get_json()
     return {"finished": finished.game_id, "new": created}

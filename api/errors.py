@@ -18,11 +18,14 @@ from werkzeug.exceptions import HTTPException
 from domain.rules.errors import (
     BohnanzaError,
     Conflict,
+    Forbidden,
+    InvalidInput,
     InvalidRuleset,
     MalformedCommand,
     NotFound,
     RuleViolation,
 )
+from replays.record import IllegalRecord, RecordError
 
 from .schemas import ErrorSchema
 from .security import KeyInFlight, KeyReused
@@ -114,8 +117,25 @@ def _bohnanza_error(error: BohnanzaError) -> Response:
             return envelope(422, "invalid_ruleset", str(error), {"json": {"options": [str(error)]}})
         case NotFound():
             return envelope(404, "not_found", str(error))
+        case Forbidden():
+            return envelope(403, "forbidden", str(error))
+        case InvalidInput():
+            return envelope(422, "invalid_input", str(error), {"json": {"_schema": [str(error)]}})
         case Conflict():
             return envelope(409, "conflict", str(error), current_version=error.current_version)
+        case IllegalRecord():
+            failure = error.failure.to_dict()
+            return envelope(
+                422,
+                "illegal_record",
+                str(error),
+                {"json": {error.path: [failure["message"]]}},
+                first_illegal_step=failure,
+            )
+        case RecordError():
+            return envelope(
+                422, "invalid_record", str(error), {"json": {error.path: [error.message]}}
+            )
         case KeyReused():
             return envelope(422, "idempotency_key_reused", str(error))
         case KeyInFlight():

@@ -31,7 +31,7 @@ from projections.views import (
 
 from . import schemas
 from .errors import ApiError, documented, error_response, forbidden, unauthorized
-from .security import HOST, Caller
+from .security import HOST, Caller, IssuedTokens
 from .services import Services
 
 blp = Blueprint(
@@ -161,6 +161,14 @@ def _summary(game_id: UUID) -> dict[str, Any]:
     }
 
 
+def seat_tokens(names: list[str], issued: IssuedTokens) -> list[dict[str, Any]]:
+    """Each seat's number, name and token, for the one answer that shows them."""
+    return [
+        {"seat": seat, "name": name, "token": token}
+        for seat, (name, token) in enumerate(zip(names, issued.seats, strict=True))
+    ]
+
+
 @blp.route("/games", methods=["POST"])
 @blp.arguments(schemas.GameCreateSchema())
 @blp.response(201, schemas.GameCreatedSchema)
@@ -194,10 +202,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
         "game_id": game_id,
         "version": outcome.version,
         "position": outcome.position,
-        "seats": [
-            {"seat": seat, "name": name, "token": token}
-            for seat, (name, token) in enumerate(zip(started.seats, issued.seats, strict=True))
-        ],
+        "seats": seat_tokens(started.seats, issued),
         "host_token": issued.host,
         "ruleset": started.ruleset,
         "links": {

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from marshmallow import Schema, ValidationError, fields, validate
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from domain.rules.beans import BEANS
 from domain.rules.commands import COMMAND_TYPES
@@ -39,6 +41,9 @@ class ErrorSchema(Schema):
     )
     rule = fields.String(metadata={"description": "The RULES.md section broken, e.g. RULES §8.3"})
     current_version = fields.Integer(allow_none=True)
+    first_illegal_step = fields.Dict(
+        metadata={"description": "An illegal record's first refused command, rule and table"}
+    )
 
 
 # --- requests -------------------------------------------------------------------------------------
@@ -379,3 +384,229 @@ class RulesetsSchema(Schema):
 class HealthSchema(Schema):
     status = fields.String(required=True)
     position = fields.Integer(required=True)
+
+
+# --- replays ------------------------------------------------------------------------------------
+
+
+class PerspectiveQuerySchema(Schema):
+    perspective = fields.String(
+        validate=validate.OneOf(["auditor"]),
+        metadata={"description": "auditor: everything, once the game is over (or with rights)"},
+    )
+
+
+class StepSchema(Schema):
+    position = fields.Integer(required=True, metadata={"description": "1 = the game's start"})
+    turn = fields.Integer(required=True)
+    phase = fields.String(required=True)
+    actor = fields.Integer(required=True, allow_none=True)
+    kind = fields.String(required=True)
+    summary = fields.String(
+        required=True, metadata={"example": "T12 Ana harvests field 1 (6 Blue) → 2 coins"}
+    )
+
+
+class StepListSchema(Schema):
+    steps = fields.List(fields.Nested(StepSchema), required=True)
+    turns = fields.List(fields.Integer(), required=True)
+    over = fields.Boolean(required=True)
+
+
+class ChangeSchema(Schema):
+    path = fields.String(required=True, metadata={"description": "JSON Pointer into the view"})
+    before = fields.Raw(required=True, allow_none=True)
+    after = fields.Raw(required=True, allow_none=True)
+
+
+class AuthorSchema(Schema):
+    role = fields.String(required=True, validate=validate.OneOf(["seat", "host", "guest"]))
+    name = fields.String(required=True)
+    seat = fields.Integer(required=True, allow_none=True)
+
+
+class NoteSchema(Schema):
+    id = fields.Integer(required=True)
+    game_id = fields.UUID(required=True)
+    step = fields.Integer(required=True)
+    author = fields.Nested(AuthorSchema, required=True)
+    text = fields.String(required=True)
+    glyph = fields.String(required=True, allow_none=True)
+    visibility = fields.String(required=True)
+    seat = fields.Integer(required=True, allow_none=True)
+    history = fields.List(fields.Dict(), required=True)
+
+
+class StepEventSchema(Schema):
+    type = fields.String(required=True)
+    payload = fields.Dict(required=True)
+
+
+class StepDetailSchema(Schema):
+    step = fields.Nested(StepSchema, required=True)
+    summary = fields.String(required=True, metadata={"description": "The caller's own line"})
+    event = fields.Nested(StepEventSchema, required=True)
+    changes = fields.List(fields.Nested(ChangeSchema), required=True)
+    view = fields.Nested(ViewSchema, required=True)
+    notes = fields.List(fields.Nested(NoteSchema), required=True)
+
+
+class JumpQuerySchema(Schema):
+    turn = fields.Integer(validate=validate.Range(min=0, max=10_000))
+    kind = fields.String(validate=validate.Length(min=1, max=40))
+    direction = fields.String(load_default="next", validate=validate.OneOf(["next", "previous"]))
+    from_ = fields.Integer(data_key="from", attribute="from", validate=validate.Range(min=0))
+
+    @validates_schema
+    def one_target(self, data: dict[str, Any], **_: Any) -> None:
+        if ("turn" in data) == ("kind" in data):
+            raise ValidationError("give either turn or kind", "_schema")
+
+
+class JumpSchema(Schema):
+    position = fields.Integer(required=True, allow_none=True)
+
+
+class TimelinePointSchema(Schema):
+    turn = fields.Integer(required=True)
+    position = fields.Integer(required=True)
+    coins = fields.List(fields.Integer(allow_none=True), required=True)
+
+
+class TimelineSchema(Schema):
+    seats = fields.List(fields.String(), required=True)
+    points = fields.List(fields.Nested(TimelinePointSchema), required=True)
+
+
+class NotesQuerySchema(PerspectiveQuerySchema):
+    step = fields.Integer(validate=validate.Range(min=1))
+
+
+GLYPH = fields.String(allow_none=True, validate=validate.OneOf(["!", "?", "!!", "??", "!?", "?!"]))
+VISIBILITY = validate.OneOf(["author", "seat", "table", "public"])
+NOTE_TEXT = validate.Length(min=1, max=4000)
+
+
+class NoteCreateSchema(Schema):
+    step = fields.Integer(required=True, validate=validate.Range(min=1))
+    text = fields.String(required=True, validate=NOTE_TEXT)
+    glyph = GLYPH
+    visibility = fields.String(load_default="public", validate=VISIBILITY)
+    seat = fields.Integer(allow_none=True, **SEAT_NUMBER)
+    author = fields.String(
+        validate=validate.Length(min=1, max=40),
+        metadata={"description": "A guest's name (no token): public notes on ended games only"},
+    )
+
+
+class NoteEditSchema(Schema):
+    text = fields.String(validate=NOTE_TEXT)
+    glyph = GLYPH
+    visibility = fields.String(validate=VISIBILITY)
+    seat = fields.Integer(allow_none=True, **SEAT_NUMBER)
+
+
+class NoteListSchema(Schema):
+    notes = fields.List(fields.Nested(NoteSchema), required=True)
+
+
+class ForkCreateSchema(Schema):
+    step = fields.Integer(required=True, validate=validate.Range(min=1))
+
+
+class ForkCreatedSchema(Schema):
+    game_id = fields.UUID(required=True)
+    parent = fields.UUID(required=True)
+    step = fields.Integer(required=True)
+    version = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
+    host_token = fields.String(required=True)
+
+
+class ForkLinkSchema(Schema):
+    game_id = fields.String(required=True)
+    step = fields.Integer(required=True)
+
+
+class LineageSchema(Schema):
+    parent = fields.Nested(ForkLinkSchema, required=True, allow_none=True)
+    forks = fields.List(fields.Nested(ForkLinkSchema), required=True)
+
+
+class OutcomeSchema(Schema):
+    game_id = fields.UUID(required=True)
+    status = fields.String(required=True)
+    scores = fields.List(fields.Integer(), required=True)
+    winners = fields.List(fields.Integer(), required=True, allow_none=True)
+    decided_by = fields.String(required=True, allow_none=True)
+
+
+class ComparisonSchema(Schema):
+    fork = fields.Nested(OutcomeSchema, required=True)
+    parent = fields.Nested(OutcomeSchema, required=True)
+    step = fields.Integer(required=True)
+    same_outcome = fields.Boolean(required=True)
+
+
+# --- records ------------------------------------------------------------------------------------
+
+
+class ExportQuerySchema(Schema):
+    place = fields.String(validate=validate.Length(min=1, max=200))
+    tags = fields.List(fields.String(validate=validate.Length(min=1, max=60)), load_default=list)
+
+
+class RecordDocumentSchema(Schema):
+    """A `bohnanza-record/1` document; replays/record.schema.json is its full JSON Schema, and
+    the import checks a document against it."""
+
+    format = fields.String(required=True, metadata={"example": "bohnanza-record/1"})
+    header = fields.Dict(required=True)
+    chance = fields.Dict(allow_none=True)
+    commands = fields.List(fields.Dict(), required=True)
+    result = fields.Dict(allow_none=True)
+    annotations = fields.List(fields.Dict())
+
+
+class ImportedSchema(Schema):
+    game_id = fields.UUID(required=True)
+    version = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
+    host_token = fields.String(required=True)
+    notes = fields.Integer(required=True, metadata={"description": "Annotations stored"})
+
+
+class VerificationSchema(Schema):
+    ruleset = fields.String(
+        validate=validate.OneOf(list(PRESETS)),
+        metadata={"description": "Default: the record's own ruleset"},
+    )
+    options = fields.Dict(keys=fields.String(), metadata={"description": "Ruleset options"})
+
+
+class RecordVerificationSchema(VerificationSchema):
+    record = fields.Nested(RecordDocumentSchema, required=True)
+
+
+class ReportSchema(Schema):
+    verdict = fields.String(required=True, validate=validate.OneOf(["legal", "illegal"]))
+    ruleset = fields.Dict(required=True)
+    mode = fields.String(required=True)
+    commands = fields.Integer(required=True)
+    first_illegal_step = fields.Dict(required=True, allow_none=True)
+    recorded = fields.Dict(required=True, allow_none=True)
+    result = fields.Dict(required=True, allow_none=True)
+    same_outcome = fields.Boolean(required=True, allow_none=True)
+    difference = fields.String(required=True, allow_none=True)
+    notes = fields.List(fields.String(), required=True)
+
+
+class ProblemSchema(Schema):
+    position = fields.Integer(required=True)
+    fact = fields.String(required=True)
+    message = fields.String(required=True)
+
+
+class AuditSchema(Schema):
+    sound = fields.Boolean(required=True)
+    problems = fields.List(fields.Nested(ProblemSchema), required=True)

@@ -19,6 +19,7 @@ from domain.rules.state import GameState
 from projections.engine import projection_engine
 from projections.runner import Projector
 from projections.views import Viewer, ViewFold
+from replays.steps import Replay
 
 from . import tables
 from .security import IdempotencyStore, TokenStore
@@ -32,6 +33,7 @@ CACHED_GAMES = 256
 class _Game:
     facts: list[RecordedFact] = field(default_factory=list)
     views: dict[Viewer, tuple[int, ViewFold]] = field(default_factory=dict)
+    replay: Replay | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -80,6 +82,15 @@ class GameViews:
             entry.views[viewer] = (len(entry.facts), fold)
             assert fold.state is not None
             return fold.state, len(entry.facts)
+
+    def replay(self, game_id: UUID) -> Replay:
+        """The game to step through, folded once per version (NotFound for an unknown game)."""
+        entry = self._entry(game_id)
+        with entry.lock:
+            self._refresh(game_id, entry)
+            if entry.replay is None or len(entry.replay) != len(entry.facts):
+                entry.replay = Replay([recorded.fact for recorded in entry.facts])
+            return entry.replay
 
     def _refresh(self, game_id: UUID, entry: _Game) -> None:
         entry.facts += self.app.recorded_facts(game_id, after=len(entry.facts))

@@ -28,7 +28,7 @@ from .aggregate import STORED_TYPES, Game, StoredFact
 from .rules import events as ev
 from .rules.commands import Command
 from .rules.decide import start_game
-from .rules.errors import Conflict, NotFound
+from .rules.errors import Conflict, InvalidInput, NotFound
 from .rules.evolve import fold
 from .rules.rulesets import DEFAULT_PRESET, resolve_ruleset
 from .rules.state import DIGITAL, GameState
@@ -147,6 +147,23 @@ class Bohnanza(Application):
         game.record(rest)
         recordings = self.save(game)
         return Outcome(game.id, game.version, facts, recordings[-1].notification.id)
+
+    def record_game(self, facts: Sequence[ev.Event], *, game_id: UUID | None = None) -> Outcome:
+        """Store facts decided elsewhere (an imported record, re-decided by `replays`) as a new
+        game; Conflict if `game_id` is taken."""
+        first, *rest = facts
+        if not isinstance(first, ev.GameStarted):
+            raise InvalidInput(f"a game's facts start with GameStarted, not {first.kind}")
+        game = Game.start(first, game_id=game_id)
+        game.record(rest)
+        try:
+            recordings = self.save(game)
+        except IntegrityError:
+            raise Conflict(f"a game {game.id} is stored already", None) from None
+        latest = game.version - game.version % SNAPSHOT_INTERVAL
+        if latest:
+            self._snapshot(game.id, latest - 1, latest)
+        return Outcome(game.id, game.version, list(facts), recordings[-1].notification.id)
 
     def execute(
         self, game_id: UUID, command: Command, *, expected_version: int | None = None

@@ -14,6 +14,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Protocol
+from uuid import UUID
 
 from .application import Bohnanza, Outcome
 from .rules import commands as cmd
@@ -364,20 +365,16 @@ def simulate(
 
 def play_stored(
     app: Bohnanza,
-    started: Outcome,
+    game_id: UUID,
     table: Table,
     after_each: Callable[[Outcome], None] | None = None,
-) -> Outcome:
-    """Play a stored game to its end with `table`'s bots, storing every command as it goes."""
-    outcome = started
-    state = (
-        fold(started.facts)
-        if isinstance(started.facts[0], ev.GameStarted)
-        else app.state(started.game_id)
-    )
+) -> GameState:
+    """Play a stored game to its end with `table`'s bots, storing every command as it goes;
+    the final state."""
+    state = app.state(game_id)
     while not state.is_over:
-        outcome = app.execute(outcome.game_id, table.next_command(state))
+        outcome = app.execute(game_id, table.next_command(state))
         state = fold(outcome.facts, state)
         if after_each is not None:
             after_each(outcome)
-    return outcome
+    return state

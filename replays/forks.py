@@ -93,12 +93,12 @@ def fork_facts(facts: Sequence[ev.Event], step: int) -> list[ev.Event]:
     return replayed
 
 
-def create_fork(app: Bohnanza, parent: UUID, step: int) -> Fork:
+def create_fork(app: Bohnanza, parent: UUID, step: int, *, fork_id: UUID | None = None) -> Fork:
     """Store a new tabletop game continuing from `parent`'s step `step`, and link the two."""
     facts = fork_facts(app.facts(parent), step)
     first, *rest = facts
     assert isinstance(first, ev.GameStarted)
-    game = Game.start(first, game_id=uuid4())
+    game = Game.start(first, game_id=fork_id or uuid4())
     game.record(rest)
     origin = Lineage(game_id=str(game.id))
     origin.forked_from(str(parent), len(facts))

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.rules import events as ev
-from domain.rules.errors import BohnanzaError, NotFound
+from domain.rules.errors import Forbidden, InvalidInput, NotFound
 from domain.rules.evolve import fold, scan
 from domain.rules.notation import describe
 from domain.rules.state import UNKNOWN, GameState, Phase
@@ -39,11 +39,11 @@ IGNORED_IN_CHANGES = ("legal",)
 """Parts of a rendered view left out of `changes`: what the seat could do next is not the table."""
 
 
-class NotAllowed(BohnanzaError):
+class NotAllowed(Forbidden):
     """A viewer that may not be shown this game's record (the auditor of a game still running)."""
 
 
-class UnknownKind(BohnanzaError):
+class UnknownKind(InvalidInput):
     """A kind of fact that no game has."""
 
 

@@ -80,6 +80,7 @@ ENVELOPE = jsonschema.Draft202012Validator(
             "errors": {"type": "object"},
             "rule": {"type": "string"},
             "current_version": {"type": ["integer", "null"]},
+            "first_illegal_step": {"type": "object"},
         },
         "additionalProperties": False,
     }

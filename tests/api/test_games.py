@@ -22,7 +22,7 @@ def finish_bot_game(web: Flask, seats: list[str], seed: int) -> uuid.UUID:
     services = web.extensions["bohnanza"].get()
     started = services.app.start_game(seats, seed=seed)
     play_stored(
-        services.app, started, Table([BOTS["greedy"]() for _ in seats], random.Random(seed))
+        services.app, started.game_id, Table([BOTS["greedy"]() for _ in seats], random.Random(seed))
     )
     services.after_write()
     return started.game_id
@@ -377,6 +377,19 @@ def test_the_openapi_document_lists_every_endpoint(client: FlaskClient) -> None:
         "/api/leaderboard",
         "/api/health",
         "/api/rulesets",
+        "/api/games/{game_id}/steps",
+        "/api/games/{game_id}/steps/{position}",
+        "/api/games/{game_id}/jump",
+        "/api/games/{game_id}/timeline",
+        "/api/games/{game_id}/annotations",
+        "/api/games/{game_id}/annotations/{note}",
+        "/api/games/{game_id}/forks",
+        "/api/games/{game_id}/comparison",
+        "/api/games/{game_id}/record",
+        "/api/records",
+        "/api/records/verification",
+        "/api/games/{game_id}/verification",
+        "/api/games/{game_id}/audit",
     }
 
 

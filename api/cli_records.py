@@ -1,0 +1,263 @@
+"""`bohnanza export | import | verify | audit`: portable records and rules disputes.
+
+Register on the main group with `for command in COMMANDS: main.add_command(command)`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, NoReturn
+from uuid import UUID
+
+import click
+
+from domain.application import Bohnanza
+from domain.rules import events as ev
+from domain.rules.errors import BohnanzaError
+from domain.rules.rulesets import PRESETS
+from projections.runner import Projector
+from replays.games import (
+    annotations_of,
+    audit_stored_game,
+    export_game,
+    import_record,
+    verify_game,
+)
+from replays.record import (
+    IllegalRecord,
+    Record,
+    dumps,
+    load_record,
+    result_of,
+    result_to_dict,
+    schema,
+    standing_text,
+)
+from replays.verify import Report, verify
+
+from .settings import Settings
+
+
+@contextmanager
+def _open(ctx: click.Context) -> Iterator[Bohnanza]:
+    settings: Settings = ctx.obj
+    try:
+        app = Bohnanza.from_url(settings.database_url)
+    except BohnanzaError as error:
+        raise click.ClickException(str(error)) from None
+    try:
+        yield app
+    except BohnanzaError as error:
+        raise click.ClickException(str(error)) from None
+    finally:
+        app.close()
+
+
+def _cli() -> Any:
+    """The main CLI module, for its helpers (imported late: `api.cli` registers this module)."""
+    from . import cli
+
+    return cli
+
+
+def _game(app: Bohnanza, ref: str) -> UUID:
+    game_id: UUID = _cli()._find_game(app, ref)
+    return game_id
+
+
+def _read(source: str) -> Record:
+    """A record from a file, or from standard input for "-"."""
+    try:
+        with click.open_file(source, encoding="utf-8") as file:
+            text = file.read()
+    except OSError as error:
+        raise click.ClickException(f"cannot read {source}: {error.strerror}") from None
+    try:
+        return load_record(text)
+    except BohnanzaError as error:
+        raise click.ClickException(f"{source} is not a valid record: {error}") from None
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def _check_date(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    date_schema = schema()["$defs"]["header"]["properties"]["date"]
+    if value is not None and not re.match(date_schema["pattern"], value):
+        raise click.BadParameter(f"{value!r} is not {date_schema['description']}")
+    return value
+
+
+@click.command("export")
+@click.argument("game")
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, writable=True), help="File [default: stdout]."
+)
+@click.option(
+    "--date",
+    callback=_check_date,
+    help="When it was played, e.g. 2026-11-29 [default: when it was started].",
+)
+@click.option("--place", help="Where it was played.")
+@click.option("--tag", "tags", multiple=True, help="A free-form tag (repeatable).")
+@click.option(
+    "--annotations/--no-annotations", default=True, show_default=True, help="Include every note."
+)
+@click.pass_context
+def export_command(
+    ctx: click.Context,
+    game: str,
+    output: str | None,
+    date: str | None,
+    place: str | None,
+    tags: tuple[str, ...],
+    annotations: bool,
+) -> None:
+    """Write a stored game as a portable bohnanza-record/1 JSON record (GAME: id or id prefix)."""
+    with _open(ctx) as app:
+        game_id = _game(app, game)
+        notes = annotations_of(app, game_id) if annotations else []
+        document = export_game(app, game_id, annotations=notes, date=date, place=place, tags=tags)
+    text = dumps(document)
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    Path(output).write_text(text, encoding="utf-8")
+    click.echo(f"Exported game {game_id} to {output} ({len(document['commands'])} commands)")
+
+
+@click.command("import")
+@click.argument("source", metavar="FILE")
+@click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
+@click.pass_context
+def import_command(ctx: click.Context, source: str, as_json: bool) -> None:
+    """Re-decide every command of a record (FILE, or - for stdin) and store it as a new game.
+
+    A record the rules refuse is not stored: the first illegal step is printed (exit status 1).
+    """
+    record = _read(source)
+    with _open(ctx) as app, Projector.for_url(app, ctx.obj.database_url) as projector:
+        try:
+            imported = import_record(app, record)
+        except IllegalRecord as error:
+            _refused(error, as_json)
+        projector.catch_up()
+    outcome = imported.outcome
+    last = outcome.facts[-1]
+    result = result_of(last) if isinstance(last, ev.GameEnded) else None
+    if as_json:
+        _echo_json(
+            {
+                "game_id": str(outcome.game_id),
+                "version": outcome.version,
+                "events": len(outcome.facts),
+                "result": None if result is None else result_to_dict(result),
+                "annotations": len(record.annotations),
+            }
+        )
+        return
+    rules = record.ruleset
+    click.echo(
+        f"Imported as {outcome.game_id} ({outcome.version} events): {rules.preset}, "
+        f"{rules.players} players, {record.mode}; {', '.join(record.seats)}"
+    )
+    click.echo(f"  {'in progress' if result is None else standing_text(result, record.seats)}")
+    if record.annotations:
+        click.echo(f"  {len(record.annotations)} annotations in the record (not stored)")
+
+
+def _refused(error: IllegalRecord, as_json: bool) -> NoReturn:
+    failure = error.failure
+    if as_json:
+        _echo_json({"imported": False, "first_illegal_step": failure.to_dict()})
+    else:
+        click.echo(
+            f"Refused: the record is illegal at {failure.path} (command {failure.position + 1}, "
+            f"after step {failure.after_step}); nothing was stored.",
+            err=True,
+        )
+        click.echo(f"  command: {json.dumps(failure.command.to_dict())}", err=True)
+        click.echo(f"  {failure.error}", err=True)
+    raise SystemExit(1)
+
+
+@click.command("verify")
+@click.argument("target", metavar="GAME|FILE")
+@click.option(
+    "--ruleset",
+    type=click.Choice(list(PRESETS)),
+    help="Check under this preset [default: the record's own ruleset, or its preset if options "
+    "are given].",
+)
+@click.option(
+    "--option", "options", multiple=True, metavar="NAME=VALUE", help="Ruleset option (repeatable)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def verify_command(
+    ctx: click.Context, target: str, ruleset: str | None, options: tuple[str, ...], as_json: bool
+) -> None:
+    """Re-decide a stored game or a record file under its own ruleset or another one, and
+    report the first illegal step or how the result differs. Exit status 1 when illegal."""
+    chosen = _cli()._parse_options(options) if options else None
+    try:
+        if target == "-" or Path(target).is_file():
+            report = verify(_read(target), ruleset, chosen)
+        else:
+            with _open(ctx) as app:
+                report = verify_game(app, _game(app, target), ruleset, chosen)
+    except BohnanzaError as error:
+        raise click.ClickException(str(error)) from None
+    _print_report(report, as_json)
+    if not report.legal:
+        raise SystemExit(1)
+
+
+def _print_report(report: Report, as_json: bool) -> None:
+    if as_json:
+        _echo_json(report.to_dict())
+    else:
+        click.echo(report.text())
+
+
+@click.command("audit")
+@click.argument("game")
+@click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
+@click.pass_context
+def audit_command(ctx: click.Context, game: str, as_json: bool) -> None:
+    """Check a stored game's invariants (every card accounted for, hand order, scores = coins)
+    and that re-deciding its commands gives its facts. Exit status 1 when a problem is found."""
+    with _open(ctx) as app:
+        game_id = _game(app, game)
+        problems = audit_stored_game(app, game_id)
+        events = len(app.facts(game_id))
+    if as_json:
+        _echo_json(
+            {
+                "game_id": str(game_id),
+                "events": events,
+                "problems": [
+                    {"position": p.position, "fact": p.fact, "message": p.message} for p in problems
+                ],
+            }
+        )
+    elif not problems:
+        click.echo(
+            f"Game {game_id}: no problems in {events} events — every card accounted for, hand "
+            "order kept, scores equal coins, and re-deciding the commands gives the same facts."
+        )
+    else:
+        click.echo(f"Game {game_id}: {len(problems)} problems in {events} events")
+        for problem in problems:
+            click.echo(f"  {problem}")
+    if problems:
+        raise SystemExit(1)
+
+
+COMMANDS = (export_command, import_command, verify_command, audit_command)
+"""The commands this module adds to `bohnanza`."""

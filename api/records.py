@@ -1,0 +1,158 @@
+"""Records and disputes over HTTP: export a game, import a record (an import is an audit), verify a
+game or a record under any ruleset, and audit a stored game's invariants.
+
+A record names every card of the game, so exporting, verifying or auditing a stored game is open
+once the game is over (or with the server's auditor secret), like the auditor's view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID, uuid4
+
+from flask_smorest import Blueprint
+
+from domain.rules.errors import Forbidden
+from replays import annotations, games
+from replays.record import parse_record
+from replays.verify import verify
+
+from . import schemas
+from .errors import documented
+from .games import (
+    _auditor_rights,
+    caller_for,
+    catch_up_after_answering,
+    seat_tokens,
+    services,
+    viewer_for,
+)
+
+blp = Blueprint(
+    "records",
+    __name__,
+    url_prefix="/api",
+    description="The portable game record (bohnanza-record/1): export, import, verify, audit.",
+)
+
+
+def _open_record(game_id: UUID) -> None:
+    replay = services().views.replay(game_id)
+    if not (replay.is_over or _auditor_rights()):
+        raise Forbidden("a record shows every card: it is open once the game is over")
+
+
+@blp.route("/games/<uuid:game_id>/record", methods=["GET"])
+@blp.arguments(schemas.ExportQuerySchema, location="query")
+@blp.response(200, schemas.RecordDocumentSchema)
+@documented(blp, 401, 403, 404, 422)
+def export(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+    """The game as a `bohnanza-record/1` document (its JSON Schema: replays/record.schema.json),
+    with the notes the caller may read."""
+    _open_record(game_id)
+    viewer = viewer_for(game_id, caller_for(game_id))
+    facts = services().views.replay(game_id).facts
+    notes = annotations.notes_for(services().app, game_id, facts, viewer)
+    return games.export_game(
+        services().app,
+        game_id,
+        annotations=[_as_record_note(note) for note in notes],
+        place=query.get("place"),
+        tags=query.get("tags", []),
+    )
+
+
+def _as_record_note(note: annotations.Note) -> dict[str, Any]:
+    return {
+        "id": note.id,
+        "step": note.step,
+        "author": note.author.to_dict(),
+        "text": note.text,
+        "glyph": note.glyph,
+        "visibility": note.visibility,
+        "seat": note.seat,
+    }
+
+
+@blp.route("/records", methods=["POST"])
+@blp.arguments(schemas.RecordDocumentSchema)
+@blp.response(201, schemas.ImportedSchema)
+@documented(blp, 400, 413, 422)
+def import_record(document: dict[str, Any]) -> dict[str, Any]:
+    """Import a record: every command is decided again by the engine. A legal record becomes a new
+    game (with its notes) and tokens for it; an illegal one is refused with its first illegal step
+    and nothing is stored."""
+    service = services()
+    record = parse_record(document)
+    game_id = uuid4()
+    issued = service.tokens.issue(game_id, len(record.seats))
+    try:
+        imported = games.import_record(service.app, record, game_id=game_id)
+    except BaseException:
+        service.tokens.revoke(game_id)
+        raise
+    facts = service.app.facts(game_id)
+    for note in document.get("annotations", []):
+        author = note["author"]
+        if isinstance(author, str):
+            author = {"role": annotations.GUEST, "name": author, "seat": None}
+        annotations.add_note(
+            service.app,
+            game_id,
+            facts,
+            step=note["step"],
+            author=annotations.Author(author["role"], author["name"], author.get("seat")),
+            text=note["text"],
+            glyph=note.get("glyph"),
+            visibility=note.get("visibility", "public"),
+            seat=note.get("seat"),
+        )
+    catch_up_after_answering(service)
+    return {
+        "game_id": imported.game_id,
+        "version": imported.outcome.version,
+        "seats": seat_tokens(list(record.seats), issued),
+        "host_token": issued.host,
+        "notes": len(document.get("annotations", [])),
+    }
+
+
+@blp.route("/records/verification", methods=["POST"])
+@blp.arguments(schemas.RecordVerificationSchema)
+@blp.response(200, schemas.ReportSchema)
+@documented(blp, 400, 413, 422)
+def verify_record(body: dict[str, Any]) -> dict[str, Any]:
+    """Check an uploaded record under its own ruleset, or under `ruleset` with `options`: the
+    verdict, the first illegal step (position, command, RULES section and sentence, the table
+    before it) or, when legal, the scores and winners it gives beside the recorded ones."""
+    record = parse_record(body["record"])
+    return verify(record, body.get("ruleset"), body.get("options")).to_dict()
+
+
+@blp.route("/games/<uuid:game_id>/verification", methods=["POST"])
+@blp.arguments(schemas.VerificationSchema)
+@blp.response(200, schemas.ReportSchema)
+@documented(blp, 400, 403, 404, 413, 422)
+def verify_game(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+    """Check a stored game under its own ruleset, or under `ruleset` with `options`."""
+    _open_record(game_id)
+    return games.verify_game(
+        services().app, game_id, body.get("ruleset"), body.get("options")
+    ).to_dict()
+
+
+@blp.route("/games/<uuid:game_id>/audit", methods=["GET"])
+@blp.response(200, schemas.AuditSchema)
+@documented(blp, 403, 404)
+def audit(game_id: UUID) -> dict[str, Any]:
+    """Every invariant the stored game breaks (every card accounted for, hand order, one bean per
+    field, beanometer payouts, scores equal coins, the end when the ruleset says) and any fact
+    the rules would not have decided; empty for a sound game."""
+    _open_record(game_id)
+    problems = games.audit_stored_game(services().app, game_id)
+    return {
+        "sound": not problems,
+        "problems": [
+            {"position": p.position, "fact": p.fact, "message": p.message} for p in problems
+        ],
+    }

@@ -1,0 +1,280 @@
+"""Replays: step through a game, annotate its steps, fork it, compare a fork with its parent.
+
+The table at a step is folded from the facts the caller's viewer saw (a seat's token: that seat;
+the host's: the host; none: the public). `perspective=auditor` shows every card, allowed once the
+game is over (or with the server's auditor secret).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID, uuid4
+
+from flask import Response
+from flask_smorest import Blueprint
+
+from domain.rules import events as ev
+from projections.views import HOST, SEAT, Viewer, render
+from replays import annotations, forks
+from replays.steps import Replay, Step
+
+from . import schemas
+from .errors import documented, forbidden, unauthorized
+from .games import (
+    SEAT_TOKEN_OR_NONE,
+    _auditor_rights,
+    caller_for,
+    catch_up_after_answering,
+    seat_tokens,
+    services,
+    viewer_for,
+)
+
+blp = Blueprint(
+    "replays",
+    __name__,
+    url_prefix="/api",
+    description="Step through games, annotate steps, fork what-ifs and compare outcomes.",
+)
+
+
+def _step(step: Step) -> dict[str, Any]:
+    return {
+        "position": step.position,
+        "turn": step.turn,
+        "phase": str(step.phase),
+        "actor": step.actor,
+        "kind": step.kind,
+        "summary": step.summary,
+    }
+
+
+def _viewer(game_id: UUID, query: dict[str, Any]) -> tuple[Replay, Viewer]:
+    replay = services().views.replay(game_id)
+    viewer = viewer_for(game_id, caller_for(game_id), perspective=query.get("perspective"))
+    return replay, viewer
+
+
+@blp.route("/games/<uuid:game_id>/steps", methods=["GET"])
+@blp.response(200, schemas.StepListSchema)
+@documented(blp, 404)
+def steps(game_id: UUID) -> dict[str, Any]:
+    """Every step of the game with its turn, phase, actor and a public one-line summary."""
+    replay = services().views.replay(game_id)
+    return {
+        "steps": [_step(step) for step in replay.steps()],
+        "turns": list(replay.turns()),
+        "over": replay.is_over,
+    }
+
+
+@blp.route("/games/<uuid:game_id>/steps/<int:position>", methods=["GET"])
+@blp.arguments(schemas.PerspectiveQuerySchema, location="query")
+@blp.response(200, schemas.StepDetailSchema)
+@documented(blp, 401, 403, 404, 422)
+@blp.doc(security=SEAT_TOKEN_OR_NONE)
+def step_detail(query: dict[str, Any], game_id: UUID, position: int) -> dict[str, Any]:
+    """The table after step `position` as the caller saw it, what the step changed, and the notes
+    on it the caller may read."""
+    replay, viewer = _viewer(game_id, query)
+    rights = _auditor_rights()
+    view = replay.view_at(position, viewer, auditor_rights=rights)
+    changed = replay.changes(position, viewer, auditor_rights=rights)
+    facts = replay.facts
+    notes = annotations.notes_for(services().app, game_id, facts, viewer, step=position)
+    return {
+        "step": _step(changed.step),
+        "summary": changed.summary,
+        "event": {"type": changed.fact.kind, "payload": changed.fact.payload()},
+        "changes": [
+            {"path": change.path, "before": change.before, "after": change.after}
+            for change in changed.changes
+        ],
+        "view": {**render(view, viewer), "version": position},
+        "notes": [note.to_dict() for note in notes],
+    }
+
+
+@blp.route("/games/<uuid:game_id>/jump", methods=["GET"])
+@blp.arguments(schemas.JumpQuerySchema, location="query")
+@blp.response(200, schemas.JumpSchema)
+@documented(blp, 404, 422)
+def jump(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+    """The step to go to: the first of turn `turn`, or the next (previous) fact of `kind` after
+    (before) step `from`; `position` null when there is none."""
+    replay = services().views.replay(game_id)
+    if "turn" in query:
+        return {"position": replay.turn_start(query["turn"])}
+    start = query.get("from", 0 if query["direction"] == "next" else len(replay) + 1)
+    if query["direction"] == "next":
+        return {"position": replay.next_of(query["kind"], start)}
+    return {"position": replay.previous_of(query["kind"], start)}
+
+
+@blp.route("/games/<uuid:game_id>/timeline", methods=["GET"])
+@blp.arguments(schemas.PerspectiveQuerySchema, location="query")
+@blp.response(200, schemas.TimelineSchema)
+@documented(blp, 401, 403, 404, 422)
+@blp.doc(security=SEAT_TOKEN_OR_NONE)
+def timeline(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+    """Each seat's coins at the start of every turn and at the end, as the caller may see them
+    (null where the ruleset keeps a treasury secret)."""
+    replay, viewer = _viewer(game_id, query)
+    rights = _auditor_rights()
+    points = [(turn, replay.turn_start(turn)) for turn in replay.turns() if turn > 0]
+    points.append((points[-1][0] if points else 0, len(replay)))
+    return {
+        "seats": list(replay.names),
+        "points": [
+            {
+                "turn": turn,
+                "position": position,
+                "coins": [
+                    seat["coins"]
+                    for seat in render(
+                        replay.view_at(position, viewer, auditor_rights=rights), viewer
+                    )["seats"]
+                ],
+            }
+            for turn, position in points
+        ],
+    }
+
+
+# --- annotations --------------------------------------------------------------------------------
+
+
+def _author(game_id: UUID, guest_name: str | None) -> annotations.Author:
+    caller = caller_for(game_id)
+    if caller is None:
+        if not guest_name:
+            raise unauthorized("a note needs a seat's or the host's token, or a guest author name")
+        return annotations.Author(annotations.GUEST, guest_name)
+    if caller.role == HOST:
+        return annotations.Author(HOST, "host")
+    assert caller.seat is not None
+    started = services().views.started(game_id)
+    return annotations.Author(SEAT, started.seats[caller.seat], caller.seat)
+
+
+def _facts(game_id: UUID) -> list[ev.Event]:
+    return services().views.replay(game_id).facts
+
+
+@blp.route("/games/<uuid:game_id>/annotations", methods=["GET"])
+@blp.arguments(schemas.NotesQuerySchema, location="query")
+@blp.response(200, schemas.NoteListSchema)
+@documented(blp, 401, 403, 404, 422)
+@blp.doc(security=SEAT_TOKEN_OR_NONE)
+def list_notes(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+    """The notes the caller may read, by step (only step `step`'s if given)."""
+    _, viewer = _viewer(game_id, query)
+    notes = annotations.notes_for(
+        services().app, game_id, _facts(game_id), viewer, step=query.get("step")
+    )
+    return {"notes": [note.to_dict() for note in notes]}
+
+
+@blp.route("/games/<uuid:game_id>/annotations", methods=["POST"])
+@blp.arguments(schemas.NoteCreateSchema)
+@blp.response(201, schemas.NoteSchema)
+@documented(blp, 400, 401, 403, 404, 413, 422)
+@blp.doc(security=SEAT_TOKEN_OR_NONE)
+def add_note(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+    """Annotate a step. With a seat's or the host's token any visibility; without one (a guest,
+    naming itself in `author`) only public notes on a game that is over."""
+    facts = _facts(game_id)
+    author = _author(game_id, body.get("author"))
+    if author.role == annotations.GUEST and not isinstance(facts[-1], ev.GameEnded):
+        raise forbidden("guests may annotate a game only once it is over")
+    note = annotations.add_note(
+        services().app,
+        game_id,
+        facts,
+        step=body["step"],
+        author=author,
+        text=body["text"],
+        glyph=body.get("glyph"),
+        visibility=body["visibility"],
+        seat=body.get("seat"),
+    )
+    return note.to_dict()
+
+
+@blp.route("/games/<uuid:game_id>/annotations/<int:note>", methods=["PATCH"])
+@blp.arguments(schemas.NoteEditSchema)
+@blp.response(200, schemas.NoteSchema)
+@documented(blp, 400, 401, 403, 404, 413, 422)
+@blp.doc(security=[{"bearer": []}])
+def edit_note(body: dict[str, Any], game_id: UUID, note: int) -> dict[str, Any]:
+    """Change a note (its author only); the earlier versions stay in its history."""
+    author = _author(game_id, None)
+    edited = annotations.edit_note(
+        services().app, game_id, _facts(game_id), note, editor=author, **body
+    )
+    return edited.to_dict()
+
+
+@blp.route("/games/<uuid:game_id>/annotations/<int:note>", methods=["DELETE"])
+@blp.response(204)
+@documented(blp, 401, 403, 404)
+@blp.doc(security=[{"bearer": []}])
+def delete_note(game_id: UUID, note: int) -> Response:
+    """Delete a note (its author only); the deletion is recorded, the history kept."""
+    author = _author(game_id, None)
+    annotations.delete_note(services().app, game_id, note, editor=author)
+    return Response(status=204)
+
+
+# --- forks ----------------------------------------------------------------------------------------
+
+
+@blp.route("/games/<uuid:game_id>/forks", methods=["POST"])
+@blp.arguments(schemas.ForkCreateSchema)
+@blp.response(201, schemas.ForkCreatedSchema)
+@documented(blp, 400, 403, 404, 413, 422)
+def create_fork(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+    """A sandbox game continuing from step `step` (snapped back to the last whole command).
+
+    It is a tabletop game: its host token acts for every seat and names every card drawn, so any
+    line of play can be tried. A fork shows every hand, so only a game that is over may be
+    forked (or with the server's auditor secret)."""
+    service = services()
+    replay = service.views.replay(game_id)
+    if not (replay.is_over or _auditor_rights()):
+        raise forbidden("a fork shows every hand: only a game that is over may be forked")
+    fork_id = uuid4()
+    issued = service.tokens.issue(fork_id, len(replay.names))
+    try:
+        fork = forks.create_fork(service.app, game_id, body["step"], fork_id=fork_id)
+    except BaseException:
+        service.tokens.revoke(fork_id)
+        raise
+    catch_up_after_answering(service)
+    return {
+        "game_id": fork.game_id,
+        "parent": game_id,
+        "step": fork.step,
+        "version": len(fork.facts),
+        "seats": seat_tokens(list(replay.names), issued),
+        "host_token": issued.host,
+    }
+
+
+@blp.route("/games/<uuid:game_id>/forks", methods=["GET"])
+@blp.response(200, schemas.LineageSchema)
+@documented(blp, 404)
+def lineage(game_id: UUID) -> dict[str, Any]:
+    """The game this one was forked from (if any) and the forks made from it."""
+    services().views.started(game_id)
+    app = services().app
+    return {"parent": forks.parent_of(app, game_id), "forks": forks.forks_of(app, game_id)}
+
+
+@blp.route("/games/<uuid:game_id>/comparison", methods=["GET"])
+@blp.response(200, schemas.ComparisonSchema)
+@documented(blp, 404, 422)
+def comparison(game_id: UUID) -> dict[str, Any]:
+    """A fork's outcome (coins so far if still running) beside its parent's."""
+    services().views.started(game_id)
+    return forks.compare(services().app, game_id)

@@ -1,0 +1,94 @@
+"""Records and disputes on stored games: one function per use case, for the CLI and the API.
+
+Export reads a game's facts; import re-decides a record and stores the facts as a new game (the
+annotations are passed back to the caller, who decides what to keep); verify and audit check a
+stored game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import date as Date
+from typing import Any
+from uuid import UUID
+
+from domain.application import Bohnanza, Outcome
+from domain.rules.audit import Problem
+
+from .annotations import all_notes
+from .record import Record, export_record, import_facts, parse_record
+from .verify import Report, audit_game, verify
+
+
+@dataclass(frozen=True, slots=True)
+class Imported:
+    """A record stored as a new game."""
+
+    outcome: Outcome
+    record: Record
+
+    @property
+    def game_id(self) -> UUID:
+        return self.outcome.game_id
+
+
+def export_game(
+    app: Bohnanza,
+    game_id: UUID,
+    *,
+    annotations: Iterable[Mapping[str, Any]] = (),
+    date: Date | str | None = None,
+    place: str | None = None,
+    tags: Iterable[str] = (),
+) -> dict[str, Any]:
+    """A stored game as a `bohnanza-record/1` document; the date defaults to when it started."""
+    recorded = app.recorded_facts(game_id)
+    return export_record(
+        [r.fact for r in recorded],
+        annotations=annotations,
+        date=recorded[0].recorded_at if date is None else date,
+        place=place,
+        tags=tags,
+    )
+
+
+def import_record(
+    app: Bohnanza, document: Mapping[str, Any] | Record, *, game_id: UUID | None = None
+) -> Imported:
+    """Re-decide a record and store it as a new game. RecordError for a malformed document,
+    IllegalRecord naming the first illegal step; nothing is stored then."""
+    record = document if isinstance(document, Record) else parse_record(document)
+    facts = import_facts(record)
+    return Imported(app.record_game(facts, game_id=game_id), record)
+
+
+def verify_game(
+    app: Bohnanza,
+    game_id: UUID,
+    preset: str | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Report:
+    """A stored game re-decided under its own ruleset, or under `preset` with `options`."""
+    return verify(app.facts(game_id), preset, options)
+
+
+def audit_stored_game(app: Bohnanza, game_id: UUID) -> list[Problem]:
+    """Every invariant a stored game breaks, and any fact the rules would not have decided."""
+    return audit_game(app.facts(game_id))
+
+
+def annotations_of(app: Bohnanza, game_id: UUID) -> list[dict[str, Any]]:
+    """Every live note on a game as a record's annotations (for someone who may see them all)."""
+    return [
+        {
+            "id": note.id,
+            "step": note.step,
+            "author": note.author.to_dict(),
+            "text": note.text,
+            "glyph": note.glyph,
+            "visibility": note.visibility,
+            "seat": note.seat,
+        }
+        for note in sorted(all_notes(app, game_id), key=lambda note: (note.step, note.id))
+    ]

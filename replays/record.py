@@ -1,0 +1,543 @@
+"""The portable game record, format `bohnanza-record/1` (ARCHITECTURE §9).
+
+A record is a JSON document, published as a JSON Schema in `record.schema.json`:
+
+- `header`: the resolved ruleset (or a `{preset, options}` reference, resolved on import), the
+  seats clockwise, the start seat, the mode, and free-form date, place and tags;
+- `chance` (digital games): the seed of the shuffles and the deck order, top card first. Every
+  reshuffle follows from the seed, so its order is not repeated;
+- `commands`: every command in order, in tabletop form — the deal and every reveal and draw name
+  the cards that came off the pile, so a record reads card by card whatever its mode;
+- `result`: the recorded final standing, checked on import; `annotations`: passed through.
+
+Importing re-decides every command through the engine, so an import *is* an audit. A digital
+record is re-decided in digital form from its seed and deck (giving identical facts, reshuffle
+orders included) and every card it names is checked against the cards the deck gives; a tabletop
+record is re-decided in tabletop form. Like a chess game reader, `replay_record` keeps the legal
+prefix and reports the first offending step.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date as Date
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+from domain.rules import commands as cmd
+from domain.rules import events as ev
+from domain.rules.beans import label
+from domain.rules.commands import Command, parse_command
+from domain.rules.decide import decide, start_game
+from domain.rules.errors import BohnanzaError, InvalidRuleset, MalformedCommand, RuleViolation
+from domain.rules.evolve import fold, full_deck
+from domain.rules.notation import draw_table
+from domain.rules.rulesets import OPTIONS, SHARED, Ruleset, resolve_ruleset
+from domain.rules.state import DIGITAL, TABLETOP, GameState, Result
+from domain.rules.transcript import commands_from_facts
+
+FORMAT = "bohnanza-record/1"
+SCHEMA_FILE = "record.schema.json"
+MAX_VALID_COMMANDS = 50_000
+
+_VALID_COMMANDS: set[str] = set()
+"""Commands (by `repr`) the schema accepted already: games repeat many commands word for word."""
+
+
+class RecordError(BohnanzaError):
+    """A document that is not a valid record; `path` is the JSON path of the offending part."""
+
+    def __init__(self, message: str, path: str = "$") -> None:
+        self.path = path
+        self.message = message
+        super().__init__(f"{path}: {message}")
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """The first command of a record the engine refuses, and the table it was refused on."""
+
+    position: int
+    """Index of the command in the record's `commands` (0 = the deal)."""
+    command: Command
+    error: RuleViolation | MalformedCommand
+    before: GameState
+    after_step: int
+    """How many facts the legal commands before it decided: the table is the one at that step."""
+
+    @property
+    def path(self) -> str:
+        return f"$.commands[{self.position}]"
+
+    @property
+    def section(self) -> str | None:
+        """The RULES section broken; None for a command that makes no sense in any game."""
+        return self.error.section if isinstance(self.error, RuleViolation) else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON primitives: where, what, which rule, and the table before it as text."""
+        violation = self.error if isinstance(self.error, RuleViolation) else None
+        return {
+            "position": self.position,
+            "path": self.path,
+            "after_step": self.after_step,
+            "command": self.command.to_dict(),
+            "kind": "rule-violation" if violation else "malformed-command",
+            "rule": violation.rule if violation else None,
+            "section": violation.section if violation else None,
+            "title": violation.title if violation else None,
+            "sentence": violation.sentence if violation else str(self.error),
+            "message": str(self.error),
+            "table": draw_table(self.before),
+        }
+
+
+class IllegalRecord(RecordError):
+    """A well-formed record whose commands the rules refuse; `failure` is the first one."""
+
+    def __init__(self, failure: Failure) -> None:
+        self.failure = failure
+        super().__init__(f"the record is illegal here: {failure.error}", failure.path)
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A parsed record: everything needed to re-decide the game, and what the record claims."""
+
+    ruleset: Ruleset
+    seats: tuple[str, ...]
+    start_seat: int
+    mode: str
+    commands: tuple[Command, ...]
+    seed: int | None = None
+    deck: tuple[str, ...] | None = None
+    result: Result | None = None
+    date: str | None = None
+    place: str | None = None
+    tags: tuple[str, ...] = ()
+    annotations: tuple[Mapping[str, Any], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as a `bohnanza-record/1` JSON document."""
+        chance = None
+        if self.mode == DIGITAL:
+            chance = {"seed": self.seed, "deck": None if self.deck is None else list(self.deck)}
+        return {
+            "format": FORMAT,
+            "header": {
+                "ruleset": self.ruleset.to_dict(),
+                "seats": list(self.seats),
+                "start_seat": self.start_seat,
+                "mode": self.mode,
+                "date": self.date,
+                "place": self.place,
+                "tags": list(self.tags),
+            },
+            "chance": chance,
+            "commands": [command.to_dict() for command in self.commands],
+            "result": None if self.result is None else result_to_dict(self.result),
+            "annotations": [dict(annotation) for annotation in self.annotations],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """The facts a record's commands decide: all of them, or those before the first failure."""
+
+    facts: list[ev.Event]
+    state: GameState
+    failure: Failure | None
+
+    @property
+    def legal(self) -> bool:
+        return self.failure is None
+
+
+def result_of(ended: ev.GameEnded) -> Result:
+    """The final standing a GameEnded fact states."""
+    return Result(
+        tuple(ended.scores), tuple(ended.hand_sizes), tuple(ended.winners), ended.decided_by
+    )
+
+
+def result_to_dict(result: Result) -> dict[str, Any]:
+    return {
+        "scores": list(result.scores),
+        "hand_sizes": list(result.hand_sizes),
+        "winners": list(result.winners),
+        "decided_by": result.decided_by,
+    }
+
+
+# --- export --------------------------------------------------------------------------------------
+
+
+def record_from_facts(
+    facts: Sequence[ev.Event],
+    *,
+    annotations: Iterable[Mapping[str, Any]] = (),
+    date: Date | str | None = None,
+    place: str | None = None,
+    tags: Iterable[str] = (),
+) -> Record:
+    """The record of a game (finished or not) from its facts, which start with GameStarted."""
+    first = facts[0]
+    if not isinstance(first, ev.GameStarted):
+        raise RecordError(f"a game's facts start with GameStarted, not {first.kind}")
+    last = facts[-1]
+    return Record(
+        ruleset=Ruleset.from_dict(first.ruleset),
+        seats=tuple(first.seats),
+        start_seat=first.start_seat,
+        mode=first.mode,
+        commands=tuple(commands_from_facts(facts, tabletop=True)),
+        seed=first.seed,
+        deck=None if first.deck is None else tuple(first.deck),
+        result=result_of(last) if isinstance(last, ev.GameEnded) else None,
+        date=date.isoformat() if isinstance(date, Date) else date,
+        place=place,
+        tags=tuple(tags),
+        annotations=tuple(dict(annotation) for annotation in annotations),
+    )
+
+
+def export_record(
+    facts: Sequence[ev.Event],
+    *,
+    annotations: Iterable[Mapping[str, Any]] = (),
+    date: Date | str | None = None,
+    place: str | None = None,
+    tags: Iterable[str] = (),
+) -> dict[str, Any]:
+    """A game's facts as a `bohnanza-record/1` document (`date` may be a date or a datetime)."""
+    record = record_from_facts(facts, annotations=annotations, date=date, place=place, tags=tags)
+    return record.to_dict()
+
+
+def dumps(document: Mapping[str, Any]) -> str:
+    """A record as JSON text for people and diffs: one command or annotation per line, lists of
+    cards on one line, objects indented."""
+    return _layout(document, "") + "\n"
+
+
+def _layout(value: Any, indent: str) -> str:
+    inner = indent + "  "
+    if isinstance(value, Mapping) and value:
+        items = [f"{inner}{json.dumps(key)}: {_layout(item, inner)}" for key, item in value.items()]
+        return "{\n" + ",\n".join(items) + f"\n{indent}}}"
+    if isinstance(value, list) and any(isinstance(item, Mapping | list) for item in value):
+        flat = [f"{inner}{json.dumps(item, ensure_ascii=False)}" for item in value]
+        return "[\n" + ",\n".join(flat) + f"\n{indent}]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+# --- parsing -------------------------------------------------------------------------------------
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The published JSON Schema of the record format."""
+    text = resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def _inlined(node: Any, defs: Mapping[str, Any]) -> Any:
+    """`node` with every `{"$ref": "#/$defs/name"}` replaced by its definition (none recurse)."""
+    if isinstance(node, dict):
+        if set(node) == {"$ref"}:
+            return _inlined(defs[node["$ref"].removeprefix("#/$defs/")], defs)
+        return {key: _inlined(value, defs) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_inlined(item, defs) for item in node]
+    return node
+
+
+@cache
+def _validators() -> tuple[Draft202012Validator, dict[str, Draft202012Validator]]:
+    """The published schema split for speed: a validator of the document with its `commands`
+    left out, and one per command type — the branch the schema's `allOf`/`if` dispatch selects
+    (the `""` entry checks the `type` itself). Together they check exactly what the schema says,
+    without trying fourteen branches on each of a game's thousand commands."""
+    published = schema()
+    defs = published["$defs"]
+    command = defs["command"]
+    document = {**published, "properties": {**published["properties"], "commands": True}}
+    by_type = {
+        branch["if"]["properties"]["type"]["const"]: Draft202012Validator(
+            _inlined(branch["then"], defs)
+        )
+        for branch in command["allOf"]
+    }
+    by_type[""] = Draft202012Validator(
+        {key: value for key, value in command.items() if key != "allOf"}
+    )
+    return Draft202012Validator(document), by_type
+
+
+def _message(error: ValidationError) -> str:
+    """The schema's complaint in a form people can act on."""
+    if error.validator in ("anyOf", "oneOf") and error.context:
+        # The branches' complaints: a wrong value beats a missing key beats an unexpected one.
+        return _message(
+            min(
+                error.context,
+                key=lambda e: (e.validator != "enum", e.validator == "additionalProperties"),
+            )
+        )
+    if error.validator == "pattern" and "description" in error.schema:
+        return f"{error.instance!r} is not {error.schema['description']}"
+    if error.json_path == "$.chance" and error.validator_value == "null":
+        return "a tabletop record has no seed or deck (its commands name the cards): chance is null"
+    if error.json_path == "$.chance" or error.message == "'chance' is a required property":
+        return "a digital record needs chance: the seed of its shuffles and its deck order"
+    shown = repr(error.instance)
+    if len(shown) > 60:
+        return error.message.replace(shown, f"{shown[:40]}…", 1)
+    return error.message
+
+
+def _schema_problem(document: dict[str, Any]) -> RecordError | None:
+    """The most relevant schema violation, with its JSON path; None if the document conforms."""
+    whole, by_type = _validators()
+    problem = best_match(whole.iter_errors(document))
+    if problem is not None:
+        return RecordError(_message(problem), problem.json_path)
+    commands = document["commands"]
+    if not isinstance(commands, list):
+        return RecordError(f"{commands!r} is not of type 'array'", "$.commands")
+    for position, command in enumerate(commands):
+        key = repr(command)
+        if key in _VALID_COMMANDS:
+            continue
+        kind = command.get("type") if isinstance(command, dict) else None
+        validator = by_type.get(kind) if isinstance(kind, str) and kind else None
+        problem = best_match((validator or by_type[""]).iter_errors(command))
+        if problem is not None:
+            path = f"$.commands[{position}]{problem.json_path.removeprefix('$')}"
+            return RecordError(_message(problem), path)
+        if len(_VALID_COMMANDS) >= MAX_VALID_COMMANDS:
+            _VALID_COMMANDS.clear()
+        _VALID_COMMANDS.add(key)
+    return None
+
+
+def load_record(text: str | bytes) -> Record:
+    """Parse a record from JSON text."""
+    try:
+        document = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise RecordError(f"not JSON: {error}") from None
+    return parse_record(document)
+
+
+def parse_record(document: Any) -> Record:
+    """Check a document against the schema and the header's consistency; RecordError naming the
+    JSON path of the first problem. Whether the commands are legal is `replay_record`'s question."""
+    if not isinstance(document, dict):
+        raise RecordError(f"a record is a JSON object, not {type(document).__name__}")
+    version = document.get("format")
+    if version != FORMAT:
+        found = "no format" if version is None else f"format {version!r}"
+        raise RecordError(f"this service reads {FORMAT} records, not {found}", "$.format")
+    problem = _schema_problem(document)
+    if problem is not None:
+        raise problem
+    header = document["header"]
+    seats = tuple(header["seats"])
+    start_seat = header["start_seat"]
+    if start_seat >= len(seats):
+        raise RecordError(
+            f"start seat {start_seat} does not exist; seats are 0–{len(seats) - 1}",
+            "$.header.start_seat",
+        )
+    ruleset = _ruleset(header["ruleset"], len(seats))
+    commands = _commands(document["commands"])
+    chance = document.get("chance") or {}
+    deck = chance.get("deck")
+    if deck is not None and sorted(deck) != sorted(full_deck(ruleset)):
+        raise RecordError(
+            f"the deck must hold exactly the {ruleset.deck_size} cards of the ruleset "
+            f"({', '.join(f'{ruleset.counts[b]} {label(b)}' for b in ruleset.beans)})",
+            "$.chance.deck",
+        )
+    return Record(
+        ruleset=ruleset,
+        seats=seats,
+        start_seat=start_seat,
+        mode=header["mode"],
+        commands=commands,
+        seed=chance.get("seed"),
+        deck=None if deck is None else tuple(deck),
+        result=_result(document.get("result"), len(seats)),
+        date=header.get("date"),
+        place=header.get("place"),
+        tags=tuple(header.get("tags", ())),
+        annotations=tuple(document.get("annotations", ())),
+    )
+
+
+def _ruleset(data: dict[str, Any], players: int) -> Ruleset:
+    """The header's ruleset: a reference resolved for the seats, or a resolved one checked."""
+    path = "$.header.ruleset"
+    if "beans" not in data:
+        try:
+            return resolve_ruleset(data["preset"], players, data.get("options"))
+        except InvalidRuleset as error:
+            raise RecordError(str(error), path) from None
+    if data["players"] != players:
+        raise RecordError(
+            f"the ruleset is resolved for {data['players']} players, the record has {players} seats",
+            f"{path}.players",
+        )
+    if len(data["deal"]) != players:
+        raise RecordError(f"deal needs one hand size per seat ({players})", f"{path}.deal")
+    for key in ("counts", "meters"):
+        if set(data[key]) != set(data["beans"]):
+            raise RecordError(f"{key} must name exactly the beans in play", f"{path}.{key}")
+    for name, value in data["options"].items():
+        try:
+            OPTIONS[name].validate(value)
+        except InvalidRuleset as error:
+            raise RecordError(str(error), f"{path}.options.{name}") from None
+    return Ruleset.from_dict(data)
+
+
+def _commands(items: list[dict[str, Any]]) -> tuple[Command, ...]:
+    commands = []
+    for position, item in enumerate(items):
+        try:
+            commands.append(parse_command(item))
+        except MalformedCommand as error:
+            raise RecordError(str(error), f"$.commands[{position}]") from None
+    if commands and not isinstance(commands[0], cmd.Deal):
+        raise RecordError(
+            f"a record's commands begin with the deal, not {commands[0].type!r}",
+            "$.commands[0]",
+        )
+    return tuple(commands)
+
+
+def _result(data: dict[str, Any] | None, players: int) -> Result | None:
+    if data is None:
+        return None
+    for key in ("scores", "hand_sizes"):
+        if len(data[key]) != players:
+            raise RecordError(f"{key} needs one number per seat ({players})", f"$.result.{key}")
+    for index, seat in enumerate(data["winners"]):
+        if seat >= players:
+            raise RecordError(f"seat {seat} does not exist", f"$.result.winners[{index}]")
+    return Result(
+        tuple(data["scores"]), tuple(data["hand_sizes"]), tuple(data["winners"]), data["decided_by"]
+    )
+
+
+# --- re-deciding ---------------------------------------------------------------------------------
+
+
+def replay_record(record: Record, *, ruleset: Ruleset | None = None) -> Replayed:
+    """Re-decide every command from the start: under the record's own ruleset in its own mode,
+    or, given `ruleset`, as a tabletop game under that ruleset (the cards named in the record
+    must then be cards that ruleset's pile can hold)."""
+    digital = ruleset is None and record.mode == DIGITAL
+    rules = record.ruleset if ruleset is None else ruleset
+    if digital:
+        facts = start_game(
+            rules, record.seats, start_seat=record.start_seat, seed=record.seed, deck=record.deck
+        )
+    else:
+        facts = start_game(rules, record.seats, start_seat=record.start_seat, mode=TABLETOP)
+    state = fold(facts)
+    for position, command in enumerate(record.commands):
+        try:
+            new = _decide_digital(state, position, command) if digital else decide(state, command)
+        except (RuleViolation, MalformedCommand) as error:
+            return Replayed(facts, state, Failure(position, command, error, state, len(facts)))
+        facts += new
+        state = fold(new, state)
+    return Replayed(facts, state, None)
+
+
+def _cards(cards: Sequence[str]) -> str:
+    return ", ".join(label(bean) for bean in cards) or "no cards"
+
+
+def _decide_digital(state: GameState, position: int, command: Command) -> list[ev.Event]:
+    """Decide a record's command in a digital game: the deal and the cards named by reveals and
+    draws must be the ones the shuffled deck gives (RULES §3.4, §10.1)."""
+    if position == 0 and isinstance(command, cmd.Deal):
+        if len(command.hands) != len(state.players):
+            raise MalformedCommand(
+                f"deal needs {len(state.players)} hands, one per seat, not {len(command.hands)}"
+            )
+        for seat, hand in enumerate(command.hands):
+            dealt = state.players[seat].hand
+            if tuple(hand) != dealt:
+                raise RuleViolation(
+                    "3.4",
+                    f"the record deals {state.name(seat)} {_cards(hand)}, but the shuffled deck "
+                    f"deals {_cards(dealt)}",
+                )
+        return []
+    if not isinstance(command, cmd.Reveal | cmd.Draw):
+        return decide(state, command)
+    facts = decide(state, type(command)(command.seat))
+    seen = [
+        card
+        for fact in facts
+        for card in (
+            fact.cards
+            if isinstance(fact, ev.CardsRevealed)
+            else [fact.bean]
+            if isinstance(fact, ev.CardDrawn)
+            else []
+        )
+    ]
+    if command.cards is not None and tuple(seen) != tuple(command.cards):
+        verb = "reveal" if isinstance(command, cmd.Reveal) else "draw"
+        raise RuleViolation(
+            "10.1",
+            f"the record has {state.name(command.seat)} {verb} {_cards(command.cards)}, but the "
+            f"shuffled draw pile gives {_cards(seen)}",
+        )
+    return facts
+
+
+def import_facts(record: Record) -> list[ev.Event]:
+    """The facts an import stores: every command re-decided under the record's own ruleset.
+    IllegalRecord for the first command refused; RecordError if the recorded result is not the
+    one the commands give."""
+    replayed = replay_record(record)
+    if replayed.failure is not None:
+        raise IllegalRecord(replayed.failure)
+    decided = replayed.state.result
+    if record.result is not None and decided != record.result:
+        names = record.seats
+        if decided is None:
+            raise RecordError(
+                f"the record states a result ({standing_text(record.result, names)}), but after "
+                f"its last command the game is still on (turn {replayed.state.turn}, phase "
+                f"{replayed.state.phase})",
+                "$.result",
+            )
+        raise RecordError(
+            f"the record states {standing_text(record.result, names)}, but its commands give "
+            f"{standing_text(decided, names)}",
+            "$.result",
+        )
+    return replayed.facts
+
+
+def standing_text(result: Result, names: Sequence[str]) -> str:
+    """E.g. "Ana 12, Ben 12, Cleo 9 — Ben wins (tie broken by seat-distance)"."""
+    scores = ", ".join(f"{names[seat]} {score}" for seat, score in enumerate(result.scores))
+    winners = " and ".join(names[seat] for seat in result.winners)
+    verb = "wins" if len(result.winners) == 1 else "share the win"
+    decided = result.decided_by not in (None, SHARED)
+    how = f" (tie broken by {result.decided_by})" if decided else ""
+    return f"{scores} — {winners} {verb}{how}"

@@ -1,0 +1,119 @@
+"""Records over HTTP: export, import (an import is an audit), verification and audit."""
+
+from __future__ import annotations
+
+import copy
+import random
+from uuid import UUID
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from domain.bots import BOTS, Table, play_stored
+
+from .support import assert_envelope, create_game
+
+
+def finished_game(web: Flask, client: FlaskClient, **body: object) -> str:
+    game = create_game(client, seats=["Ana", "Ben", "Cleo", "Dan"], **body)
+    app = web.extensions["bohnanza"].get().app
+    play_stored(app, UUID(game.id), Table([BOTS["greedy"]() for _ in range(4)], random.Random(3)))
+    return game.id
+
+
+@pytest.fixture
+def record(web: Flask, client: FlaskClient) -> dict:
+    game_id = finished_game(web, client, ruleset="amigo")
+    return client.get(f"/api/games/{game_id}/record").get_json()
+
+
+def test_a_finished_game_exports_as_a_versioned_record(record):
+    assert record["format"] == "bohnanza-record/1"
+    assert record["header"]["ruleset"]["preset"] == "amigo"
+    assert record["commands"][0]["type"] == "deal"
+    assert record["result"]["winners"]
+
+
+def test_a_running_game_cannot_be_exported(client):
+    game = create_game(client)
+
+    assert_envelope(client.get(f"{game.url}/record"), 403, "forbidden")
+
+
+def test_importing_a_legal_record_makes_a_new_game_with_the_same_events(client, web, record):
+    imported = client.post("/api/records", json=record)
+
+    assert imported.status_code == 201
+    body = imported.get_json()
+    again = client.get(f"/api/games/{body['game_id']}/record").get_json()
+    assert again["commands"] == record["commands"]
+    assert again["result"] == record["result"]
+    assert len(body["seats"]) == 4
+
+
+def test_an_illegal_record_is_refused_at_its_first_illegal_step_and_nothing_is_stored(
+    client, record
+):
+    broken = copy.deepcopy(record)
+    broken["commands"][5] = {"type": "harvest", "seat": 2, "field": 0}
+    before = client.get("/api/games").get_json()["games"]
+
+    refused = client.post("/api/records", json=broken)
+
+    body = assert_envelope(refused, 422, "illegal_record")
+    assert body["first_illegal_step"]["position"] == 5
+    assert body["first_illegal_step"]["rule"] == "RULES §8.2"
+    assert "harvest" in body["first_illegal_step"]["sentence"]
+    assert client.get("/api/games").get_json()["games"] == before
+
+
+def test_a_document_that_is_not_a_record_is_refused_with_its_path(client):
+    refused = client.post("/api/records", json={"format": "pgn", "header": {}, "commands": []})
+
+    body = assert_envelope(refused, 422, "invalid_record")
+    assert "$.format" in body["errors"]["json"]
+
+
+def test_a_record_verified_under_another_ruleset_reports_the_outcome_it_gives(client, record):
+    report = client.post(
+        "/api/records/verification", json={"record": record, "ruleset": "amigo-1997"}
+    ).get_json()
+
+    assert report["verdict"] == "legal"
+    assert report["ruleset"]["preset"] == "amigo-1997"
+    assert report["result"]["scores"] == record["result"]["scores"]
+
+
+def test_a_stored_game_verified_under_a_ruleset_with_another_deck_names_the_first_illegal_step(
+    client, web
+):
+    game_id = finished_game(web, client, ruleset="amigo")
+
+    report = client.post(
+        f"/api/games/{game_id}/verification", json={"ruleset": "rio-grande"}
+    ).get_json()
+
+    assert report["verdict"] == "illegal"
+    assert report["first_illegal_step"]["rule"].startswith("RULES §")
+    assert report["first_illegal_step"]["table"]
+
+
+def test_a_stored_game_passes_its_audit(client, web):
+    game_id = finished_game(web, client)
+
+    assert client.get(f"/api/games/{game_id}/audit").get_json() == {"sound": True, "problems": []}
+
+
+def test_exported_notes_come_back_with_an_import(client, web):
+    game_id = finished_game(web, client)
+    game_url = f"/api/games/{game_id}"
+    client.post(
+        f"{game_url}/annotations", json={"step": 4, "text": "bold", "glyph": "!", "author": "Kib"}
+    )
+    record = client.get(f"{game_url}/record").get_json()
+
+    imported = client.post("/api/records", json=record).get_json()
+
+    notes = client.get(f"/api/games/{imported['game_id']}/annotations").get_json()["notes"]
+    assert [(n["step"], n["text"], n["glyph"]) for n in notes] == [(4, "bold", "!")]
