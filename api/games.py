@@ -423,6 +423,7 @@ def _execute(
         raise ApiError(
             412, "precondition_failed", str(conflict), current_version=conflict.current_version
         ) from None
+    service.views.record(game_id, outcome)
     catch_up_after_answering(service)
     viewer = HOST_VIEWER if caller.role == HOST else Viewer.of_seat(caller.seat or 0)
     first = outcome.version - len(outcome.facts) + 1

@@ -13,7 +13,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from uuid import UUID
 
-from domain.application import Bohnanza, RecordedFact
+from domain.application import Bohnanza, Outcome, RecordedFact
 from domain.rules import events as ev
 from domain.rules.state import GameState
 from projections.engine import projection_engine
@@ -82,6 +82,17 @@ class GameViews:
             entry.views[viewer] = (len(entry.facts), fold)
             assert fold.state is not None
             return fold.state, len(entry.facts)
+
+    def record(self, game_id: UUID, outcome: Outcome) -> None:
+        """Add the facts a command just stored, sparing the next read a trip to the store (if
+        this process has seen every earlier fact; otherwise the next read fetches them)."""
+        recorded = outcome.recorded()
+        if not recorded:
+            return
+        entry = self._entry(game_id)
+        with entry.lock:
+            if len(entry.facts) == recorded[0].version - 1:
+                entry.facts += recorded
 
     def replay(self, game_id: UUID) -> Replay:
         """The game to step through, folded once per version (NotFound for an unknown game)."""

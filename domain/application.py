@@ -69,6 +69,17 @@ class Outcome:
     version: int
     facts: list[ev.Event]
     position: int | None
+    recorded_at: datetime | None = None
+    """When the facts were stored (None when nothing was)."""
+
+    def recorded(self) -> list[RecordedFact]:
+        """The facts as `recorded_facts` would read them back."""
+        first = self.version - len(self.facts) + 1
+        assert self.recorded_at is not None or not self.facts
+        return [
+            RecordedFact(first + i, self.recorded_at, fact)  # type: ignore[arg-type]
+            for i, fact in enumerate(self.facts)
+        ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +101,13 @@ class GameSummary:
     ended: bool
     scores: list[int] | None
     winners: list[int] | None
+
+
+def _outcome(game: Game, facts: list[ev.Event], recordings: Sequence[Any]) -> Outcome:
+    if not recordings:
+        return Outcome(game.id, game.version, facts, None)
+    last = recordings[-1]
+    return Outcome(game.id, game.version, facts, last.notification.id, last.domain_event.timestamp)
 
 
 class Bohnanza(Application):
@@ -146,7 +164,7 @@ class Bohnanza(Application):
         game = Game.start(first, game_id=game_id)
         game.record(rest)
         recordings = self.save(game)
-        return Outcome(game.id, game.version, facts, recordings[-1].notification.id)
+        return _outcome(game, facts, recordings)
 
     def record_game(self, facts: Sequence[ev.Event], *, game_id: UUID | None = None) -> Outcome:
         """Store facts decided elsewhere (an imported record, re-decided by `replays`) as a new
@@ -189,8 +207,7 @@ class Bohnanza(Application):
                     ) from None
                 continue
             self._snapshot(game_id, before, game.version)
-            position = recordings[-1].notification.id if recordings else None
-            return Outcome(game.id, game.version, facts, position)
+            return _outcome(game, facts, recordings)
         raise Conflict(f"the game kept changing; {COMMAND_RETRIES} attempts failed", None)
 
     def _snapshot(self, game_id: UUID, before: int, after: int) -> None:
