@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
-from uuid import UUID
 
 import click
 
-from domain.application import Bohnanza
 from domain.bots import BOTS, Table
 from domain.rules import events as ev
 from domain.rules.errors import BohnanzaError, NotFound
@@ -20,51 +16,13 @@ from domain.rules.notation import describe, draw_table
 from domain.rules.rulesets import DEFAULT_PRESET, OPTIONS, PRESETS, resolve_ruleset
 from projections.runner import Projector
 
+from .cli_analysis import COMMANDS as ANALYSIS_COMMANDS
+from .cli_projections import projections
+from .cli_records import COMMANDS as RECORD_COMMANDS
+from .cli_replay import replay
+from .cli_serve import serve
+from .cli_support import find_game, open_store, parse_options
 from .settings import Settings
-
-
-@contextmanager
-def _open(ctx: click.Context) -> Iterator[Bohnanza]:
-    settings: Settings = ctx.obj
-    try:
-        app = Bohnanza.from_url(settings.database_url)
-    except BohnanzaError as error:
-        raise click.ClickException(str(error)) from None
-    try:
-        yield app
-    finally:
-        app.close()
-
-
-def _option_value(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
-def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep:
-            raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--option")
-        options[name.strip().replace("-", "_")] = _option_value(value.strip())
-    return options
-
-
-def _find_game(app: Bohnanza, ref: str) -> UUID:
-    """A game by full id or by a unique prefix of it."""
-    try:
-        return UUID(ref)
-    except ValueError:
-        pass
-    matches = [summary.game_id for summary in app.games() if str(summary.game_id).startswith(ref)]
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
-        raise click.ClickException(f"no game with an id starting {ref!r}; see `bohnanza games`")
-    raise click.ClickException(f"{len(matches)} games start with {ref!r}; give more of the id")
 
 
 @click.group()
@@ -79,7 +37,7 @@ def main(ctx: click.Context, database_url: str | None) -> None:
     """Record, play and replay games of Bohnanza."""
     settings = Settings.from_env()
     if database_url:
-        settings = Settings(database_url=database_url, data_dir=settings.data_dir)
+        settings = dataclasses.replace(settings, database_url=database_url)
     ctx.obj = settings
 
 
@@ -122,12 +80,12 @@ def play(
             f"give one bot kind ({', '.join(BOTS)}) or one per seat", param_hint="--bots"
         )
     seed = random.randrange(2**31) if seed is None else seed
-    with _open(ctx) as app, Projector.for_url(app, ctx.obj.database_url) as projector:
+    with open_store(ctx) as app, Projector.for_url(app, ctx.obj.database_url) as projector:
         try:
             outcome = app.start_game(
                 names,
                 preset=ruleset,
-                options=_parse_options(options),
+                options=parse_options(options),
                 start_seat=start_seat,
                 seed=seed,
             )
@@ -162,7 +120,7 @@ def play(
 @click.pass_context
 def games(ctx: click.Context) -> None:
     """List stored games, oldest first."""
-    with _open(ctx) as app:
+    with open_store(ctx) as app:
         summaries = app.games()
     if not summaries:
         click.echo("No games stored yet. Try: bohnanza play --players Ana,Ben,Cleo")
@@ -185,8 +143,8 @@ def games(ctx: click.Context) -> None:
 @click.pass_context
 def show(ctx: click.Context, game: str, show_hidden: bool) -> None:
     """Print a game's table and its event log in readable form (GAME: id or id prefix)."""
-    with _open(ctx) as app:
-        game_id = _find_game(app, game)
+    with open_store(ctx) as app:
+        game_id = find_game(app, game)
         try:
             recorded = app.recorded_facts(game_id)
         except NotFound as error:
@@ -237,12 +195,7 @@ def rulesets() -> None:
         click.echo(f"      values{listing}: {choices}")
 
 
-from .cli_projections import projections  # noqa: E402  (the commands use `main`'s context)
-from .cli_records import COMMANDS as RECORD_COMMANDS  # noqa: E402
-from .cli_replay import replay  # noqa: E402
-from .cli_serve import serve  # noqa: E402
-
-for _command in (serve, projections, replay, *RECORD_COMMANDS):
+for _command in (serve, projections, replay, *RECORD_COMMANDS, *ANALYSIS_COMMANDS):
     main.add_command(_command)
 
 if __name__ == "__main__":

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 from uuid import UUID
@@ -39,34 +37,11 @@ from replays.record import (
 )
 from replays.verify import Report, verify
 
-from .settings import Settings
-
-
-@contextmanager
-def _open(ctx: click.Context) -> Iterator[Bohnanza]:
-    settings: Settings = ctx.obj
-    try:
-        app = Bohnanza.from_url(settings.database_url)
-    except BohnanzaError as error:
-        raise click.ClickException(str(error)) from None
-    try:
-        yield app
-    except BohnanzaError as error:
-        raise click.ClickException(str(error)) from None
-    finally:
-        app.close()
-
-
-def _cli() -> Any:
-    """The main CLI module, for its helpers (imported late: `api.cli` registers this module)."""
-    from . import cli
-
-    return cli
+from .cli_support import find_game, open_store, parse_options
 
 
 def _game(app: Bohnanza, ref: str) -> UUID:
-    game_id: UUID = _cli()._find_game(app, ref)
-    return game_id
+    return find_game(app, ref)
 
 
 def _read(source: str) -> Record:
@@ -119,7 +94,7 @@ def export_command(
     annotations: bool,
 ) -> None:
     """Write a stored game as a portable bohnanza-record/1 JSON record (GAME: id or id prefix)."""
-    with _open(ctx) as app:
+    with open_store(ctx) as app:
         game_id = _game(app, game)
         notes = annotations_of(app, game_id) if annotations else []
         document = export_game(app, game_id, annotations=notes, date=date, place=place, tags=tags)
@@ -141,7 +116,7 @@ def import_command(ctx: click.Context, source: str, as_json: bool) -> None:
     A record the rules refuse is not stored: the first illegal step is printed (exit status 1).
     """
     record = _read(source)
-    with _open(ctx) as app, Projector.for_url(app, ctx.obj.database_url) as projector:
+    with open_store(ctx) as app, Projector.for_url(app, ctx.obj.database_url) as projector:
         try:
             imported = import_record(app, record)
         except IllegalRecord as error:
@@ -204,12 +179,12 @@ def verify_command(
 ) -> None:
     """Re-decide a stored game or a record file under its own ruleset or another one, and
     report the first illegal step or how the result differs. Exit status 1 when illegal."""
-    chosen = _cli()._parse_options(options) if options else None
+    chosen = parse_options(options) if options else None
     try:
         if target == "-" or Path(target).is_file():
             report = verify(_read(target), ruleset, chosen)
         else:
-            with _open(ctx) as app:
+            with open_store(ctx) as app:
                 report = verify_game(app, _game(app, target), ruleset, chosen)
     except BohnanzaError as error:
         raise click.ClickException(str(error)) from None
@@ -232,7 +207,7 @@ def _print_report(report: Report, as_json: bool) -> None:
 def audit_command(ctx: click.Context, game: str, as_json: bool) -> None:
     """Check a stored game's invariants (every card accounted for, hand order, scores = coins)
     and that re-deciding its commands gives its facts. Exit status 1 when a problem is found."""
-    with _open(ctx) as app:
+    with open_store(ctx) as app:
         game_id = _game(app, game)
         problems = audit_stored_game(app, game_id)
         events = len(app.facts(game_id))

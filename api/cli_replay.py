@@ -15,6 +15,8 @@ from projections.views import AUDITOR, HOST, PUBLIC, Viewer
 from replays.steps import Replay
 from replays.text import change_line, draw_view, step_heading, viewer_text
 
+from .cli_support import find_game, open_store
+
 PROMPT = (
     "[Enter] next · b back · N step N · t N turn N · n KIND next KIND · p KIND previous · q quit"
 )
@@ -152,13 +154,10 @@ def replay(
     it), or every step: one at a time on a terminal, otherwise all of them with the table after
     the deal, at the end of each turn and at the end.
     """
-    # Imported here: api.cli registers this command at its end, so it imports this module.
-    from .cli import _find_game, _open
-
     if step is not None and (turn is not None or list_steps):
         raise click.UsageError("give --step alone, or --turn and/or --list")
-    with _open(ctx) as app:
-        game_id = _find_game(app, game)
+    with open_store(ctx) as app:
+        game_id = find_game(app, game)
         try:
             facts = app.facts(game_id)
         except BohnanzaError as error:

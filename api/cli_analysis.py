@@ -1,0 +1,145 @@
+"""`bohnanza note | notes | fork | forks`: annotations and what-if forks from the command line.
+
+The command line is the operator's: it writes notes as any seat, the host or a named guest (`--as`),
+and reads notes as a chosen viewer.
+"""
+
+from __future__ import annotations
+
+import click
+
+from domain.rules import events as ev
+from projections.views import AUDITOR_VIEWER, HOST_VIEWER, PUBLIC_VIEWER, Viewer
+from replays import annotations, forks
+
+from .cli_support import find_game, open_store
+
+
+def _author(seats: list[str], who: str) -> annotations.Author:
+    if who == "host":
+        return annotations.Author("host", "host")
+    if who in seats:
+        return annotations.Author("seat", who, seats.index(who))
+    if who.isdigit() and int(who) < len(seats):
+        return annotations.Author("seat", seats[int(who)], int(who))
+    return annotations.Author(annotations.GUEST, who)
+
+
+def _viewer(seats: list[str], who: str) -> Viewer:
+    named = {"public": PUBLIC_VIEWER, "host": HOST_VIEWER, "auditor": AUDITOR_VIEWER}
+    if who in named:
+        return named[who]
+    author = _author(seats, who)
+    if author.seat is None:
+        raise click.BadParameter(f"{who!r} is no seat of this game", param_hint="--as")
+    return Viewer.of_seat(author.seat)
+
+
+@click.command()
+@click.argument("game")
+@click.option("--step", type=int, required=True, help="The step (1 = the start).")
+@click.option("--text", required=True)
+@click.option("--glyph", type=click.Choice(annotations.GLYPHS))
+@click.option("--visibility", type=click.Choice(annotations.VISIBILITIES), default="public")
+@click.option("--for-seat", type=int, help="The seat a visibility=seat note is for.")
+@click.option(
+    "--as", "who", default="host", show_default=True, help="A seat's name, host, or a guest's name."
+)
+@click.pass_context
+def note(
+    ctx: click.Context,
+    game: str,
+    step: int,
+    text: str,
+    glyph: str | None,
+    visibility: str,
+    for_seat: int | None,
+    who: str,
+) -> None:
+    """Annotate a step of a game."""
+    with open_store(ctx) as app:
+        game_id = find_game(app, game)
+        facts = app.facts(game_id)
+        first = facts[0]
+        assert isinstance(first, ev.GameStarted)
+        added = annotations.add_note(
+            app,
+            game_id,
+            facts,
+            step=step,
+            author=_author(first.seats, who),
+            text=text,
+            glyph=glyph,
+            visibility=visibility,
+            seat=for_seat,
+        )
+    click.echo(f"note {added.id} on step {added.step} by {added.author.name}")
+
+
+@click.command()
+@click.argument("game")
+@click.option(
+    "--as", "who", default="public", show_default=True, help="public, host, auditor or a seat."
+)
+@click.pass_context
+def notes(ctx: click.Context, game: str, who: str) -> None:
+    """The notes on a game that a viewer may read."""
+    with open_store(ctx) as app:
+        game_id = find_game(app, game)
+        facts = app.facts(game_id)
+        first = facts[0]
+        assert isinstance(first, ev.GameStarted)
+        shown = annotations.notes_for(app, game_id, facts, _viewer(first.seats, who))
+    if not shown:
+        click.echo("No notes.")
+    for item in shown:
+        glyph = f" {item.glyph}" if item.glyph else ""
+        edited = f" (edited {len(item.history)}×)" if item.history else ""
+        click.echo(
+            f"step {item.step:>4}{glyph}  {item.author.name} [{item.visibility}]: {item.text}{edited}"
+        )
+
+
+@click.command()
+@click.argument("game")
+@click.option(
+    "--step",
+    type=int,
+    required=True,
+    help="Continue from this step (or the last whole command before it).",
+)
+@click.pass_context
+def fork(ctx: click.Context, game: str, step: int) -> None:
+    """Start a what-if sandbox (a tabletop game) from a step of a game."""
+    with open_store(ctx) as app:
+        parent = find_game(app, game)
+        made = forks.create_fork(app, parent, step)
+    click.echo(f"fork {made.game_id} continues game {parent} from step {made.step}")
+
+
+@click.command(name="forks")
+@click.argument("game")
+@click.pass_context
+def list_forks(ctx: click.Context, game: str) -> None:
+    """A game's parent and forks; for a fork, its outcome beside its parent's."""
+    with open_store(ctx) as app:
+        game_id = find_game(app, game)
+        parent = forks.parent_of(app, game_id)
+        children = forks.forks_of(app, game_id)
+        comparison = forks.compare(app, game_id) if parent else None
+    if parent:
+        click.echo(f"forked from {parent['game_id']} at step {parent['step']}")
+        assert comparison is not None
+        for side in ("fork", "parent"):
+            outcome = comparison[side]
+            click.echo(
+                f"  {side:<6} {outcome['status']:<11} scores {outcome['scores']} winners {outcome['winners']}"
+            )
+        click.echo("  same outcome" if comparison["same_outcome"] else "  a different outcome")
+    for child in children:
+        click.echo(f"fork {child['game_id']} from step {child['step']}")
+    if not parent and not children:
+        click.echo("No forks.")
+
+
+COMMANDS = (note, notes, fork, list_forks)

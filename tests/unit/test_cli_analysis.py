@@ -1,0 +1,65 @@
+"""`bohnanza note | notes | fork | forks` against a SQLite file."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from api.cli import main
+
+
+@pytest.fixture
+def run(tmp_path):
+    runner = CliRunner()
+    url = f"sqlite:///{tmp_path}/cli.sqlite3"
+
+    def invoke(*args: str):
+        return runner.invoke(main, ["--database-url", url, *args], catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.fixture
+def game(run) -> str:
+    played = run("play", "--players", "Ana,Ben,Cleo", "--seed", "5", "--quiet")
+    return played.output.split()[1]
+
+
+def test_a_note_is_added_as_a_seat_and_listed_for_viewers_who_may_read_it(run, game):
+    added = run(
+        "note",
+        game,
+        "--step",
+        "4",
+        "--text",
+        "brave",
+        "--glyph",
+        "!?",
+        "--as",
+        "Ana",
+        "--visibility",
+        "table",
+    )
+
+    assert added.output.strip() == "note 1 on step 4 by Ana"
+    assert "step    4 !?  Ana [table]: brave" in run("notes", game, "--as", "Ben").output
+    assert run("notes", game).output.strip() == "No notes."
+
+
+def test_a_note_on_a_step_that_does_not_exist_is_refused(run, game):
+    result = run("note", game, "--step", "99999", "--text", "?")
+
+    assert result.exit_code == 1
+    assert "step 99999 does not exist" in result.output
+
+
+def test_a_fork_is_made_from_a_step_and_compared_with_its_parent(run, game):
+    made = run("fork", game, "--step", "120")
+    fork_id = made.output.split()[1]
+
+    listed = run("forks", game)
+    compared = run("forks", fork_id)
+
+    assert f"fork {fork_id} from step" in listed.output
+    assert f"forked from {game}" in compared.output
+    assert "a different outcome" in compared.output
