@@ -10,25 +10,17 @@ from types import FrameType
 
 import click
 
-from domain.application import Bohnanza
-from domain.rules.errors import BohnanzaError
 from projections.runner import BATCH_SIZE, REBUILD_BATCH_SIZE, Projector
 
+from .cli_support import open_store
 from .settings import Settings
 
 
 @contextmanager
 def _projector(ctx: click.Context) -> Iterator[Projector]:
     settings: Settings = ctx.obj
-    try:
-        app = Bohnanza.from_url(settings.database_url)
-    except BohnanzaError as error:
-        raise click.ClickException(str(error)) from None
-    try:
-        with Projector.for_url(app, settings.database_url) as projector:
-            yield projector
-    finally:
-        app.close()
+    with open_store(ctx) as app, Projector.for_url(app, settings.database_url) as projector:
+        yield projector
 
 
 @click.group()

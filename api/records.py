@@ -56,22 +56,10 @@ def export(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     return games.export_game(
         services().app,
         game_id,
-        annotations=[_as_record_note(note) for note in notes],
+        annotations=[note.to_record() for note in notes],
         place=query.get("place"),
         tags=query.get("tags", []),
     )
-
-
-def _as_record_note(note: annotations.Note) -> dict[str, Any]:
-    return {
-        "id": note.id,
-        "step": note.step,
-        "author": note.author.to_dict(),
-        "text": note.text,
-        "glyph": note.glyph,
-        "visibility": note.visibility,
-        "seat": note.seat,
-    }
 
 
 @blp.route("/records", methods=["POST"])

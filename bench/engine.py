@@ -21,10 +21,9 @@ from __future__ import annotations
 import argparse
 import statistics
 import tempfile
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from bench.support import store_game, timed
 from domain.application import Bohnanza
 from domain.bots import simulate
 from domain.rules import events as ev
@@ -35,33 +34,6 @@ from domain.rules.transcript import commands_from_facts
 PLAYERS = 5
 SEED = 5  # random bots, seed 5: a 5-player game of about 1,100 events
 DUEL_SEED = 1
-
-
-def timed(action: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    action()
-    return time.perf_counter() - start
-
-
-def store_game(
-    app: Bohnanza, facts: list[ev.Event], per_command: list[tuple[int, float]]
-) -> object:
-    """Store a game command by command through the application; record each command's cost."""
-    first = facts[0]
-    assert isinstance(first, ev.GameStarted)
-    outcome = app.start_game(
-        first.seats,
-        preset=first.ruleset["preset"],
-        start_seat=first.start_seat,
-        seed=first.seed,
-        deck=first.deck,
-    )
-    for command in commands_from_facts(facts, tabletop=False):
-        version = outcome.version
-        start = time.perf_counter()
-        outcome = app.execute(outcome.game_id, command)
-        per_command.append((version, time.perf_counter() - start))
-    return outcome.game_id
 
 
 @dataclass

@@ -21,19 +21,15 @@ import argparse
 import random
 import statistics
 import tempfile
-import time
-from collections.abc import Callable
 from dataclasses import fields
-from uuid import UUID
 
+from bench.support import store_game, timed
 from domain.application import Bohnanza, project_game
 from domain.bots import simulate
 from domain.rules import events as ev
-from domain.rules.decide import decide, start_game
 from domain.rules.evolve import evolve, fold
-from domain.rules.rulesets import resolve_ruleset
-from domain.rules.state import TABLETOP, GameState
-from domain.rules.transcript import commands_from_facts
+from domain.rules.state import GameState
+from domain.rules.transcript import redecide
 from projections.views import Viewer
 from replays.steps import CHECKPOINT_EVERY, Replay
 
@@ -43,49 +39,8 @@ VIEWER = Viewer.of_seat(1)
 INTERVALS = (1, 8, 32, 128)
 
 
-def timed(action: Callable[[], object]) -> float:
-    start = time.perf_counter()
-    action()
-    return time.perf_counter() - start
-
-
 def median(times: list[float]) -> float:
     return statistics.median(times)
-
-
-def store_game(app: Bohnanza, facts: list[ev.Event]) -> UUID:
-    """Store a game command by command through the application, as the service records it."""
-    first = facts[0]
-    assert isinstance(first, ev.GameStarted)
-    outcome = app.start_game(
-        first.seats,
-        preset=first.ruleset["preset"],
-        start_seat=first.start_seat,
-        seed=first.seed,
-        deck=first.deck,
-    )
-    for command in commands_from_facts(facts, tabletop=False):
-        outcome = app.execute(outcome.game_id, command)
-    return outcome.game_id
-
-
-def redecide(facts: list[ev.Event], *, tabletop: bool) -> list[ev.Event]:
-    """Import: start the game again and decide every command of its record."""
-    first = facts[0]
-    assert isinstance(first, ev.GameStarted)
-    ruleset = resolve_ruleset(first.ruleset["preset"], len(first.seats), first.ruleset["options"])
-    if tabletop:
-        replayed = start_game(ruleset, first.seats, start_seat=first.start_seat, mode=TABLETOP)
-    else:
-        replayed = start_game(
-            ruleset, first.seats, start_seat=first.start_seat, seed=first.seed, deck=first.deck
-        )
-    state = fold(replayed)
-    for command in commands_from_facts(facts, tabletop=tabletop):
-        new = decide(state, command)
-        state = fold(new, state)
-        replayed += new
-    return replayed
 
 
 def step_through(facts: list[ev.Event], every: int) -> None:

@@ -114,6 +114,18 @@ class Note:
     seat: int | None
     history: list[dict[str, Any]] = field(default_factory=list)
 
+    def to_record(self) -> dict[str, Any]:
+        """The note as a record's annotation (no game id, no history)."""
+        return {
+            "id": self.id,
+            "step": self.step,
+            "author": self.author.to_dict(),
+            "text": self.text,
+            "glyph": self.glyph,
+            "visibility": self.visibility,
+            "seat": self.seat,
+        }
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,

@@ -80,15 +80,5 @@ def audit_stored_game(app: Bohnanza, game_id: UUID) -> list[Problem]:
 
 def annotations_of(app: Bohnanza, game_id: UUID) -> list[dict[str, Any]]:
     """Every live note on a game as a record's annotations (for someone who may see them all)."""
-    return [
-        {
-            "id": note.id,
-            "step": note.step,
-            "author": note.author.to_dict(),
-            "text": note.text,
-            "glyph": note.glyph,
-            "visibility": note.visibility,
-            "seat": note.seat,
-        }
-        for note in sorted(all_notes(app, game_id), key=lambda note: (note.step, note.id))
-    ]
+    notes = sorted(all_notes(app, game_id), key=lambda note: (note.step, note.id))
+    return [note.to_record() for note in notes]

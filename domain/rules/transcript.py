@@ -8,10 +8,14 @@ that came off the pile, so a digital game can be replayed card for card as a tab
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from . import commands as cmd
 from . import events as ev
+from .decide import decide, start_game
+from .evolve import fold
+from .rulesets import Ruleset
+from .state import TABLETOP
 
 FOLLOW_UPS = (
     ev.GameStarted,
@@ -111,3 +115,23 @@ def _command_for(fact: ev.Event, tabletop: bool) -> cmd.Command | None:
         case ev.CardsOffered():
             return cmd.OfferRest(fact.seat)
     raise ValueError(f"no command produces {fact.kind}")
+
+
+def redecide(facts: Sequence[ev.Event], *, tabletop: bool) -> list[ev.Event]:
+    """Decide a game's commands again from its start: in digital form (the same seed and deck,
+    so the very same facts), or as a tabletop game naming every card as it came off the pile."""
+    first = facts[0]
+    assert isinstance(first, ev.GameStarted), "a game's facts start with GameStarted"
+    ruleset = Ruleset.from_dict(first.ruleset)
+    if tabletop:
+        replayed = start_game(ruleset, first.seats, start_seat=first.start_seat, mode=TABLETOP)
+    else:
+        replayed = start_game(
+            ruleset, first.seats, start_seat=first.start_seat, seed=first.seed, deck=first.deck
+        )
+    state = fold(replayed)
+    for command in commands_from_facts(facts, tabletop=tabletop):
+        new = decide(state, command)
+        state = fold(new, state)
+        replayed += new
+    return replayed

@@ -15,11 +15,10 @@ import pytest
 from domain.bots import simulate
 from domain.rules import events as ev
 from domain.rules.audit import audit
-from domain.rules.decide import decide, start_game
-from domain.rules.evolve import evolve, fold
-from domain.rules.rulesets import resolve_ruleset
+from domain.rules.evolve import fold
 from domain.rules.state import TABLETOP, GameState
-from domain.rules.transcript import commands_from_facts
+from domain.rules.transcript import redecide
+from tests.games import OPTION_VALUES
 
 CONFIGS = [
     *[("rio-grande", players) for players in (3, 4, 5, 6, 7)],
@@ -38,23 +37,6 @@ class Played:
 def play(preset: str, players: int, bot: str, seed: int) -> Played:
     facts = simulate(preset, players, bot=bot, seed=seed)
     return Played(facts, fold(facts))
-
-
-def replay(first: ev.GameStarted, commands: list, *, tabletop: bool) -> list[ev.Event]:
-    ruleset = resolve_ruleset(first.ruleset["preset"], len(first.seats), first.ruleset["options"])
-    if tabletop:
-        facts = start_game(ruleset, first.seats, start_seat=first.start_seat, mode=TABLETOP)
-    else:
-        facts = start_game(
-            ruleset, first.seats, start_seat=first.start_seat, seed=first.seed, deck=first.deck
-        )
-    state = fold(facts)
-    for command in commands:
-        new = decide(state, command)
-        for fact in new:
-            state = evolve(state, fact)
-        facts += new
-    return facts
 
 
 def without_chance_order(fact: ev.Event) -> ev.Event:
@@ -80,9 +62,8 @@ def check_complete_game(facts: list[ev.Event]) -> None:
     first = facts[0]
     assert isinstance(first, ev.GameStarted)
     assert isinstance(facts[-1], ev.GameEnded)
-    digital = replay(first, commands_from_facts(facts, tabletop=False), tabletop=False)
-    assert digital == facts
-    tabletop = replay(first, commands_from_facts(facts, tabletop=True), tabletop=True)
+    assert redecide(facts, tabletop=False) == facts
+    tabletop = redecide(facts, tabletop=True)
     assert tabletop == [without_chance_order(fact) for fact in facts]
     assert audit(tabletop) == []
 
@@ -102,24 +83,6 @@ def test_a_bean_duel_between_bots_keeps_every_invariant_in_both_modes(bot, seed)
 
     check_complete_game(facts)
     assert any(isinstance(fact, ev.CardsOffered) for fact in facts)
-
-
-OPTION_VALUES = [
-    ("allow_retrade", True),
-    ("implicit_harvest", True),
-    ("end_trigger", "failed-draw"),
-    ("coin_counts_visible", False),
-    ("discard_pile_browsable", True),
-    ("bean_protection", "rg-literal"),
-    ("bean_protection", "none"),
-    ("tie_break", ["seat-distance"]),
-    ("tie_break", ["shared"]),
-    ("reshuffle", "on-next-draw"),
-    ("empty_reshuffle", "end-game"),
-    ("duel_start_fields", 3),
-    ("duel_coins_to", "discard-pile"),
-    ("duel_buy_timing", "own-turn"),
-]
 
 
 @pytest.mark.parametrize(

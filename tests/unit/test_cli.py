@@ -2,22 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-from click.testing import CliRunner
-
-from api.cli import main
-
-
-@pytest.fixture
-def run(tmp_path):
-    runner = CliRunner()
-    url = f"sqlite:///{tmp_path}/cli.sqlite3"
-
-    def invoke(*args: str):
-        return runner.invoke(main, ["--database-url", url, *args], catch_exceptions=False)
-
-    return invoke
-
 
 def test_play_stores_a_complete_game_and_prints_the_winner(run):
     result = run("play", "--players", "Ana,Ben,Cleo", "--seed", "7")

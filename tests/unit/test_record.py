@@ -21,7 +21,7 @@ from domain.rules.errors import BohnanzaError
 from domain.rules.evolve import fold
 from domain.rules.rulesets import OPTIONS, Ruleset
 from domain.rules.state import DIGITAL, TABLETOP
-from domain.rules.transcript import commands_from_facts
+from domain.rules.transcript import commands_from_facts, redecide
 from replays.record import (
     FORMAT,
     IllegalRecord,
@@ -34,7 +34,7 @@ from replays.record import (
     replay_record,
     schema,
 )
-from tests.unit.test_bot_games import replay
+from tests.games import OPTION_VALUES
 
 ANNOTATION = {
     "step": 3,
@@ -43,13 +43,6 @@ ANNOTATION = {
     "glyph": "?!",
     "visibility": "public",
 }
-
-
-def tabletop(facts: list[ev.Event]) -> list[ev.Event]:
-    """The same game recorded at a table: replayed card for card in tabletop mode."""
-    first = facts[0]
-    assert isinstance(first, ev.GameStarted)
-    return replay(first, commands_from_facts(facts, tabletop=True), tabletop=True)
 
 
 @pytest.fixture(scope="module")
@@ -84,10 +77,10 @@ def test_the_published_schema_is_a_valid_draft_2020_12_schema():
 def test_an_exported_record_conforms_to_the_published_schema(kind, game, duel):
     facts = {
         "digital": game,
-        "tabletop": tabletop(game) if kind == "tabletop" else game,
+        "tabletop": redecide(game, tabletop=True) if kind == "tabletop" else game,
         "duel": duel,
         "in-progress": game[:200],
-        "before-the-deal": tabletop(game)[:1] if kind == "before-the-deal" else game,
+        "before-the-deal": redecide(game, tabletop=True)[:1] if kind == "before-the-deal" else game,
     }[kind]
     document = export_record(facts, annotations=[ANNOTATION], date="2026-11-29", place="Café")
 
@@ -134,7 +127,7 @@ def test_a_record_names_every_card_dealt_revealed_and_drawn(game):
 
 
 def test_a_tabletop_record_has_no_chance_section(game):
-    document = export_record(tabletop(game))
+    document = export_record(redecide(game, tabletop=True))
 
     assert document["header"]["mode"] == TABLETOP
     assert document["chance"] is None
@@ -207,7 +200,7 @@ def test_a_game_in_progress_round_trips_without_a_result(game):
 
 
 def test_a_tabletop_game_before_the_deal_round_trips_with_no_commands(game):
-    started = tabletop(game)[:1]
+    started = redecide(game, tabletop=True)[:1]
 
     document = export_record(started)
 
@@ -427,10 +420,10 @@ def test_a_command_after_the_end_is_the_first_illegal_step(document):
 
 
 def test_replay_keeps_the_legal_prefix_and_the_table_before_the_first_illegal_step(game):
-    document = export_record(tabletop(game))
+    document = export_record(redecide(game, tabletop=True))
     at = 60
     document["commands"].insert(at, {"type": "end-trading", "seat": 0})
-    original = replay_record(parse_record(export_record(tabletop(game))))
+    original = replay_record(parse_record(export_record(redecide(game, tabletop=True))))
 
     replayed = replay_record(parse_record(document))
 
@@ -457,22 +450,7 @@ ROUND_TRIPS = [
     ],
     *[
         pytest.param("rio-grande", None, name, value, range(6), id=f"{name}={value}")
-        for name, value in [
-            ("allow_retrade", True),
-            ("implicit_harvest", True),
-            ("end_trigger", "failed-draw"),
-            ("coin_counts_visible", False),
-            ("discard_pile_browsable", True),
-            ("bean_protection", "rg-literal"),
-            ("bean_protection", "none"),
-            ("tie_break", ["seat-distance"]),
-            ("tie_break", ["shared"]),
-            ("reshuffle", "on-next-draw"),
-            ("empty_reshuffle", "end-game"),
-            ("duel_start_fields", 3),
-            ("duel_coins_to", "discard-pile"),
-            ("duel_buy_timing", "own-turn"),
-        ]
+        for name, value in OPTION_VALUES
     ],
 ]
 
@@ -496,7 +474,7 @@ def test_bot_games_survive_export_and_import_with_identical_facts_and_scores_in_
         count = players or (2 if option.startswith("duel_") else 3 + seed % 5)
         bot = ("greedy", "random")[seed % 2]
         digital = simulate(preset, count, bot=bot, seed=seed, options=options)
-        at_the_table = tabletop(digital)
+        at_the_table = redecide(digital, tabletop=True)
 
         for facts in (digital, at_the_table):
             imported = round_trip(facts)

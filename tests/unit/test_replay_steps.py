@@ -13,13 +13,10 @@ import pytest
 from domain.bots import simulate
 from domain.rules import events as ev
 from domain.rules.beans import label
-from domain.rules.decide import decide, start_game
 from domain.rules.errors import BohnanzaError, NotFound
 from domain.rules.evolve import evolve, fold
 from domain.rules.notation import describe
-from domain.rules.rulesets import resolve_ruleset
 from domain.rules.state import TABLETOP, UNKNOWN, GameState, Phase
-from domain.rules.transcript import commands_from_facts
 from projections.views import (
     AUDITOR_VIEWER,
     HOST_VIEWER,
@@ -42,33 +39,7 @@ from replays.steps import (
     event_kind,
 )
 from replays.text import draw_view
-
-CONFIGS = [
-    *[("rio-grande", players) for players in (2, 3, 4, 5, 6, 7)],
-    *[("amigo", players) for players in (3, 4, 5)],
-    *[("amigo-1997", players) for players in (3, 4, 5)],
-]
-
-
-@cache
-def digital_game(preset: str, players: int, seed: int) -> tuple[ev.Event, ...]:
-    return tuple(simulate(preset, players, bot=("greedy", "random")[seed % 2], seed=seed))
-
-
-@cache
-def tabletop_game(preset: str, players: int, seed: int) -> tuple[ev.Event, ...]:
-    """The digital game re-entered card for card at a physical table."""
-    facts = digital_game(preset, players, seed)
-    first = facts[0]
-    assert isinstance(first, ev.GameStarted)
-    ruleset = resolve_ruleset(preset, players)
-    replayed = start_game(ruleset, first.seats, start_seat=first.start_seat, mode=TABLETOP)
-    state = fold(replayed)
-    for command in commands_from_facts(facts, tabletop=True):
-        new = decide(state, command)
-        state = fold(new, state)
-        replayed += new
-    return tuple(replayed)
+from tests.games import CONFIGS, digital_game, tabletop_game
 
 
 @cache

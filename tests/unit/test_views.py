@@ -3,18 +3,13 @@ every fact of hundreds of complete games, and no view or feed item holds a card 
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 
 from domain.bots import simulate
 from domain.rules import events as ev
-from domain.rules.decide import decide, start_game
 from domain.rules.evolve import evolve, fold
 from domain.rules.legal import legal_commands
-from domain.rules.rulesets import resolve_ruleset
 from domain.rules.state import TABLETOP, UNKNOWN, GameState
-from domain.rules.transcript import commands_from_facts
 from projections.views import (
     AUDITOR_VIEWER,
     HOST_VIEWER,
@@ -28,34 +23,9 @@ from projections.views import (
     viewers,
     visible_part,
 )
+from tests.games import CONFIGS, digital_game, tabletop_game
 
-CONFIGS = [
-    *[("rio-grande", players) for players in (2, 3, 4, 5, 6, 7)],
-    *[("amigo", players) for players in (3, 4, 5)],
-    *[("amigo-1997", players) for players in (3, 4, 5)],
-]
 SEEDS = range(13)
-
-
-@cache
-def digital_game(preset: str, players: int, seed: int) -> tuple[ev.Event, ...]:
-    return tuple(simulate(preset, players, bot=("greedy", "random")[seed % 2], seed=seed))
-
-
-@cache
-def tabletop_game(preset: str, players: int, seed: int) -> tuple[ev.Event, ...]:
-    """The digital game re-entered card for card at a physical table."""
-    facts = digital_game(preset, players, seed)
-    first = facts[0]
-    assert isinstance(first, ev.GameStarted)
-    ruleset = resolve_ruleset(preset, players)
-    replayed = start_game(ruleset, first.seats, start_seat=first.start_seat, mode=TABLETOP)
-    state = fold(replayed)
-    for command in commands_from_facts(facts, tabletop=True):
-        new = decide(state, command)
-        state = fold(new, state)
-        replayed += new
-    return tuple(replayed)
 
 
 def hidden_cards_are_unknown(view: GameState, viewer: Viewer) -> None:
