@@ -20,6 +20,7 @@ from . import errors, games, meta, records, replays, stats
 from .schemas import ErrorSchema
 from .services import Services
 from .settings import Settings
+from .web import web
 
 MAX_BODY_BYTES = 64 * 1024
 BUILD_ATTEMPTS = 3
@@ -73,7 +74,7 @@ class LazyServices:
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The web application; `config` overrides settings read from the environment."""
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=None)  # the pages' files: api/web.py serves them
     app.json.sort_keys = False  # type: ignore[attr-defined]
     settings = Settings.from_env()
     app.config.update(
@@ -104,6 +105,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     for blueprint in (games.blp, replays.blp, records.blp, stats.blp, meta.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(meta.assets)
+    app.register_blueprint(web)  # the web pages: not part of the API, so not in the OpenAPI
     errors.register(app)
     app.extensions["bohnanza"] = LazyServices(app.config)
     return app

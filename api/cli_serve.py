@@ -47,16 +47,23 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, no_demo: bool)
         new = demo["new"]
         click.echo("Created two demo games on this empty store:")
         click.echo(f"  a finished 4-player game: {base}/api/games/{demo['finished']}")
+        click.echo(f"    replay it:              {base}/games/{demo['finished']}/replay")
         click.echo(f"  a new 3-player game:      {base}/api/games/{new['game_id']}")
         for seat in new["seats"]:
             click.echo(f"    {seat['name']:<5} token {seat['token']}")
         click.echo(f"    host  token {new['host_token']}")
+        click.echo("    each seat's live table (the token stays in the link's #fragment):")
+        for seat in new["seats"]:
+            click.echo(
+                f"      {seat['name']:<5} {base}/play/{new['game_id']}#token={seat['token']}"
+            )
         click.echo(
             f"  e.g. curl -H 'Authorization: Bearer {new['seats'][0]['token']}' "
             f"{base}/api/games/{new['game_id']}/view"
         )
     else:
         click.echo(f"{len(services.app.games())} games stored.")
+    click.echo(f"Games: {base}/   Record a tabletop game: {base}/record")
     click.echo(f"API docs: {base}/docs   OpenAPI: {base}/openapi.json   (Ctrl-C stops)")
     _Server(app, {"bind": f"{host}:{port}", "workers": 1, "threads": threads}).run()
 

@@ -24,8 +24,8 @@ from projections.views import (
     HOST_VIEWER,
     PUBLIC_VIEWER,
     Viewer,
+    feed_item,
     may_audit,
-    redact,
     render,
 )
 
@@ -354,7 +354,7 @@ def command(body: dict[str, Any], game_id: UUID) -> Response:
     moved on, and an `Idempotency-Key` header to make a retry safe: the same key and body get
     the first answer again and store nothing new."""
     service = services()
-    started = service.views.started(game_id)
+    service.views.started(game_id)  # 404 for an unknown game before 401 for its token
     caller = caller_for(game_id)
     if caller is None:
         raise unauthorized("commands need a seat's (or the host's) token")
@@ -370,7 +370,7 @@ def command(body: dict[str, Any], game_id: UUID) -> Response:
         if replay is not None:
             return _answer(replay.status, replay.response, replayed=True)
     try:
-        status, document = 200, _execute(service, game_id, caller, started.mode, body, expected)
+        status, document = 200, _execute(service, game_id, caller, body, expected)
     except (ApiError, BohnanzaError) as error:
         if key is None:
             raise
@@ -406,7 +406,6 @@ def _execute(
     service: Services,
     game_id: UUID,
     caller: Caller,
-    mode: str,
     body: dict[str, Any],
     expected: int | None,
 ) -> dict[str, Any]:
@@ -432,11 +431,7 @@ def _execute(
         "version": outcome.version,
         "position": outcome.position,
         "events": [
-            {
-                "position": first + i,
-                "type": fact.kind,
-                "event": redact(fact, viewer, mode).payload(),
-            }
+            feed_item(first + i, fact, viewer, service.views.started(game_id))
             for i, fact in enumerate(outcome.facts)
         ],
         "view": _document(game_id, viewer),
@@ -456,13 +451,6 @@ def events(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     first = facts[0].fact
     assert isinstance(first, ev.GameStarted)
     page = facts[after : after + limit]
-    items = [
-        {
-            "position": recorded.version,
-            "type": recorded.fact.kind,
-            "event": redact(recorded.fact, viewer, first.mode).payload(),
-        }
-        for recorded in page
-    ]
+    items = [feed_item(recorded.version, recorded.fact, viewer, first) for recorded in page]
     more = after + limit < len(facts)
     return {"items": items, "next_after": after + limit if more else None, "version": len(facts)}

@@ -312,6 +312,9 @@ class FeedItemSchema(Schema):
     position = fields.Integer(required=True)
     type = fields.String(required=True)
     event = fields.Dict(required=True)
+    summary = fields.String(
+        required=True, metadata={"description": "The fact in words, as the caller saw it"}
+    )
 
 
 class EventPageSchema(Schema):

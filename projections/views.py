@@ -26,6 +26,7 @@ from typing import Any
 from domain.rules import events as ev
 from domain.rules.evolve import evolve, fold
 from domain.rules.legal import legal_commands
+from domain.rules.notation import describe
 from domain.rules.rulesets import Ruleset
 from domain.rules.state import TABLETOP, UNKNOWN, GameState, Offer, Player
 
@@ -145,16 +146,28 @@ def view_of(facts: Iterable[ev.Event], viewer: Viewer) -> GameState:
     return view
 
 
+def feed_item(
+    position: int, fact: ev.Event, viewer: Viewer, started: ev.GameStarted
+) -> dict[str, Any]:
+    """One fact as the viewer saw it: its position, type, redacted payload and a line of text."""
+    redacted = redact(fact, viewer, started.mode)
+    return {
+        "position": position,
+        "type": redacted.kind,
+        "event": redacted.payload(),
+        "summary": describe(redacted, started.seats, show_hidden=True),
+    }
+
+
 def feed(facts: Iterable[ev.Event], viewer: Viewer, *, start: int = 1) -> Iterator[dict[str, Any]]:
     """The facts as the viewer saw them, with positions (1 = GameStarted), from `start` on."""
-    mode: str | None = None
+    started: ev.GameStarted | None = None
     for position, fact in enumerate(facts, start=1):
         if isinstance(fact, ev.GameStarted):
-            mode = fact.mode
-        assert mode is not None, "a game's facts start with GameStarted"
+            started = fact
+        assert started is not None, "a game's facts start with GameStarted"
         if position >= start:
-            redacted = redact(fact, viewer, mode)
-            yield {"position": position, "type": redacted.kind, "event": redacted.payload()}
+            yield feed_item(position, fact, viewer, started)
 
 
 def visible_part(state: GameState, viewer: Viewer) -> GameState:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from . import events as ev
 from .beans import beans_text, label
-from .state import GameState
+from .state import UNKNOWN, GameState
 from .table import field_name
 
 
@@ -19,7 +19,8 @@ def _ordinal(n: int) -> str:
 
 
 def describe(event: ev.Event, names: Sequence[str], *, show_hidden: bool = False) -> str:
-    """One line saying what happened, e.g. "Ana harvests field 1 (6 Blue) → 2 coins"."""
+    """One line saying what happened, e.g. "Ana harvests field 1 (6 Blue) → 2 coins". With
+    `show_hidden`, the cards of a fact redacted for a viewer show as that viewer saw them."""
 
     def who(seat: int) -> str:
         return names[seat]
@@ -34,7 +35,12 @@ def describe(event: ev.Event, names: Sequence[str], *, show_hidden: bool = False
         case ev.CardsDealt():
             if show_hidden:
                 hands = "; ".join(
-                    f"{who(seat)}: {' '.join(label(b) for b in hand)}"
+                    f"{who(seat)}: "
+                    + (
+                        f"{len(hand)} cards"
+                        if UNKNOWN in hand
+                        else " ".join(label(b) for b in hand)
+                    )
                     for seat, hand in enumerate(event.hands)
                 )
                 return f"Cards dealt — {hands}"
@@ -83,7 +89,7 @@ def describe(event: ev.Event, names: Sequence[str], *, show_hidden: bool = False
             where = "the discard pile" if event.destination == "discard-pile" else "out of the game"
             return f"{who(event.seat)} buys a third field for {len(event.coins)} coins ({where})"
         case ev.CardDrawn():
-            card = label(event.bean) if show_hidden else "a card"
+            card = label(event.bean) if show_hidden and event.bean != UNKNOWN else "a card"
             return f"{who(event.seat)} draws {card}"
         case ev.DeckExhausted():
             end = " — the game ends" if event.final else ""

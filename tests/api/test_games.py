@@ -214,6 +214,7 @@ def test_a_command_answers_its_events_the_new_view_and_an_etag(
             "position": 3,
             "type": "BeanPlanted",
             "event": {"seat": 0, "bean": "chili", "field": 1, "source": "hand"},
+            "summary": "Ana plants Chili from the hand in field 2",
         }
     ]
     assert body["view"]["seats"][0]["fields"][1] == {"bean": "chili", "count": 1}

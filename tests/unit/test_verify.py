@@ -21,17 +21,17 @@ from domain.rules.errors import InvalidRuleset
 from domain.rules.evolve import fold
 from domain.rules.notation import draw_table
 from domain.rules.state import GameState, Phase
+from domain.rules.transcript import redecide
 from replays.record import IllegalRecord, export_record, import_facts, parse_record
 from replays.verify import ILLEGAL, LEGAL, audit_game, verify
-from tests.unit.test_record import tabletop
 
 # --- helpers -------------------------------------------------------------------------------------
 
 
 def tables(facts: list[ev.Event]) -> tuple[dict[str, Any], list[GameState]]:
     """A game as a tabletop record, and the table before each of its commands."""
-    document = export_record(tabletop(facts))
-    state = fold(tabletop(facts)[:1])
+    document = export_record(redecide(facts, tabletop=True))
+    state = fold(redecide(facts, tabletop=True)[:1])
     states = []
     for command in parse_record(document).commands:
         states.append(state)
@@ -377,7 +377,7 @@ def test_the_report_is_json():
 def test_an_untouched_game_passes_the_audit(mode):
     facts = simulate("rio-grande", 6, bot="random", seed=4)
 
-    assert audit_game(facts if mode == "digital" else tabletop(facts)) == []
+    assert audit_game(facts if mode == "digital" else redecide(facts, tabletop=True)) == []
 
 
 def a_third_plant(facts: list[ev.Event]) -> tuple[int, ev.BeanPlanted]:

@@ -186,3 +186,13 @@ def test_a_feed_starts_at_a_position_and_numbers_facts_from_one():
     assert items[0]["position"] == 10
     assert items[-1]["position"] == len(facts)
     assert items[-1]["type"] == "GameEnded"
+
+
+def test_a_feed_item_tells_a_seat_its_own_drawn_card_and_others_only_that_a_card_was_drawn():
+    facts = digital_game("rio-grande", 3, 8)
+    drawn = [item for item in feed(facts, Viewer.of_seat(0)) if item["type"] == "CardDrawn"]
+
+    own = {item["summary"] for item in drawn if item["event"]["seat"] == 0}
+    others = {item["summary"] for item in drawn if item["event"]["seat"] != 0}
+    assert all(not line.endswith("draws a card") for line in own)
+    assert all(line.endswith("draws a card") for line in others)

@@ -1,0 +1,120 @@
+// Each seat's coins over the turns, as an inline SVG line chart drawn from GET …/timeline.
+// Lines differ by colour and by dash pattern, and each ends with the seat's name.
+
+import { h, s } from "./dom.js";
+
+const SEAT_COLOURS = ["#0072b2", "#b34700", "#007a5a", "#a0467e", "#7a6200", "#3b3b98", "#222222"];
+const DASHES = [null, "7 3", "2 3", "9 3 2 3", "1 3", "12 4", "5 5"];
+const WIDTH = 640;
+const HEIGHT = 220;
+const MARGIN = { left: 34, right: 96, top: 12, bottom: 30 };
+
+/** The chart element; `position` marks the step shown, `onPick(position)` follows a click. */
+export function coinChart(timeline, { position = null, onPick = null } = {}) {
+  const points = timeline.points;
+  if (!points.length) return h("p", { class: "muted" }, "No turns yet.");
+  const known = points.flatMap((point) => point.coins.filter((coins) => coins !== null));
+  if (!known.length) return h("p", { class: "muted" }, "Coin counts are secret in this game (RULES §4.5).");
+  const top = Math.max(4, ...known);
+  const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
+  const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;
+  const x = (index) => MARGIN.left + (points.length === 1 ? 0 : (index / (points.length - 1)) * plotWidth);
+  const y = (coins) => MARGIN.top + plotHeight - (coins / top) * plotHeight;
+  const step = Math.max(1, Math.ceil(top / 5));
+  const yTicks = [];
+  for (let coins = 0; coins <= top; coins += step) yTicks.push(coins);
+  const turnEvery = Math.max(1, Math.ceil(points.length / 10));
+  const xTicks = points.map((point, index) => ({ point, index })).filter(({ index }) => index % turnEvery === 0);
+
+  const finals = timeline.seats.map((name, seat) => {
+    const last = [...points].reverse().find((point) => point.coins[seat] !== null);
+    return { name, seat, coins: last ? last.coins[seat] : null };
+  });
+  // End labels, nudged apart so that equal scores stay readable.
+  const labels = finals.filter((f) => f.coins !== null).sort((a, b) => b.coins - a.coins || a.seat - b.seat);
+  let previous = -Infinity;
+  for (const label of labels) {
+    label.y = Math.max(y(label.coins), previous + 13);
+    previous = label.y;
+  }
+
+  let current = null;
+  if (position !== null) {
+    points.forEach((point, index) => {
+      if (point.position <= position) current = index;
+    });
+  }
+
+  const svg = s(
+    "svg",
+    {
+      class: "coin-chart",
+      viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+      role: "img",
+      "aria-label": `Coins by turn. ${finals.map((f) => `${f.name}: ${f.coins ?? "hidden"}`).join(", ")}.`,
+    },
+    yTicks.map((coins) =>
+      s(
+        "g",
+        { class: "tick" },
+        s("line", { x1: MARGIN.left, x2: MARGIN.left + plotWidth, y1: y(coins), y2: y(coins), class: "grid" }),
+        s("text", { x: MARGIN.left - 6, y: y(coins) + 4, "text-anchor": "end" }, String(coins)),
+      ),
+    ),
+    xTicks.map(({ point, index }) =>
+      s("text", { x: x(index), y: HEIGHT - MARGIN.bottom + 16, "text-anchor": "middle", class: "tick" }, String(point.turn)),
+    ),
+    s("text", { x: MARGIN.left + plotWidth / 2, y: HEIGHT - 2, "text-anchor": "middle", class: "axis-title" }, "turn"),
+    current !== null
+      ? s("line", { class: "now", x1: x(current), x2: x(current), y1: MARGIN.top, y2: MARGIN.top + plotHeight })
+      : null,
+    timeline.seats.map((name, seat) => {
+      const path = points
+        .map((point, index) => (point.coins[seat] === null ? null : `${x(index).toFixed(1)},${y(point.coins[seat]).toFixed(1)}`))
+        .filter(Boolean)
+        .join(" ");
+      return s("polyline", {
+        class: "line",
+        "data-seat": seat,
+        points: path,
+        fill: "none",
+        stroke: SEAT_COLOURS[seat % SEAT_COLOURS.length],
+        "stroke-width": 2.5,
+        "stroke-dasharray": DASHES[seat % DASHES.length],
+      });
+    }),
+    labels.map((label) =>
+      s(
+        "text",
+        { x: MARGIN.left + plotWidth + 6, y: label.y + 4, fill: SEAT_COLOURS[label.seat % SEAT_COLOURS.length], class: "end-label" },
+        `${label.name} ${label.coins}`,
+      ),
+    ),
+  );
+  if (onPick) {
+    svg.addEventListener("click", (event) => {
+      const box = svg.getBoundingClientRect();
+      const at = ((event.clientX - box.left) / box.width) * WIDTH;
+      const index = Math.round(((at - MARGIN.left) / plotWidth) * (points.length - 1));
+      const point = points[Math.min(points.length - 1, Math.max(0, index))];
+      onPick(point.position);
+    });
+  }
+  const legend = h(
+    "ul",
+    { class: "legend" },
+    timeline.seats.map((name, seat) =>
+      h(
+        "li",
+        {},
+        s(
+          "svg",
+          { width: 28, height: 10, "aria-hidden": "true" },
+          s("line", { x1: 0, x2: 28, y1: 5, y2: 5, stroke: SEAT_COLOURS[seat % SEAT_COLOURS.length], "stroke-width": 3, "stroke-dasharray": DASHES[seat % DASHES.length] }),
+        ),
+        ` ${name}`,
+      ),
+    ),
+  );
+  return h("figure", { class: "chart" }, svg, h("figcaption", {}, legend));
+}

@@ -1,0 +1,194 @@
+"""Browser tests: the web pages in headless Chromium, driven by Playwright.
+
+The browser is Debian's `chromium` package (`/usr/bin/chromium`, installed by .ci/run; Playwright
+downloads nothing). The app is `create_app` served by a werkzeug server thread on a free loopback
+port, on a SQLite store seeded with one complete 4-player bot game created through the API (so its
+seat tokens exist). Locally a missing browser skips these tests; with `CI=true` it fails them.
+Screenshots of each page are saved to test-artifacts/screenshots/.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from werkzeug.serving import make_server
+
+from api.app import create_app
+from domain.bots import BOTS, Table, play_stored
+
+ROOT = Path(__file__).resolve().parents[2]
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+TIMEOUT_MS = 10_000
+FINISHED_SEATS = ["Ana", "Ben", "Cleo", "Dan"]
+FINISHED_SEED = 2026
+
+
+def unavailable(reason: str) -> None:
+    """Skip locally; fail under CI, where the browser must be there."""
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)
+
+
+@dataclass(frozen=True)
+class Game:
+    """A game created through the API: its id and tokens."""
+
+    id: str
+    seat_tokens: list[str]
+    host_token: str
+
+    def seat(self, seat: int) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.seat_tokens[seat]}"}
+
+
+def create_game(client: FlaskClient, **body: Any) -> Game:
+    """A new game through the API (three seats, digital, seed 7 unless told: Ana starts, with a
+    Chili in front)."""
+    request = {"seats": ["Ana", "Ben", "Cleo"], "seed": 7, **body}
+    if request.get("mode") == "tabletop":
+        request.pop("seed")
+    response = client.post("/api/games", json=request)
+    assert response.status_code == 201, response.get_json()
+    document = response.get_json()
+    return Game(
+        document["game_id"], [seat["token"] for seat in document["seats"]], document["host_token"]
+    )
+
+
+@dataclass(frozen=True)
+class Site:
+    """The running app: its base URL, an in-process client and the finished game."""
+
+    base: str
+    app: Flask
+    finished: Game
+
+    @property
+    def client(self) -> FlaskClient:
+        return self.app.test_client()
+
+    def new_game(self, **body: Any) -> Game:
+        return create_game(self.client, **body)
+
+    def get(self, path: str, **kwargs: Any) -> Any:
+        response = self.client.get(path, **kwargs)
+        assert response.status_code == 200, response.get_json()
+        return response.get_json()
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    """The app on a free port, its store holding one complete 4-player game between bots."""
+    store = tmp_path_factory.mktemp("browser") / "bohnanza.sqlite3"
+    app = create_app({"DATABASE_URL": f"sqlite:///{store}", "TESTING": True})
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="web pages", daemon=True)
+    thread.start()
+    try:
+        finished = create_game(app.test_client(), seats=FINISHED_SEATS, seed=FINISHED_SEED)
+        services = app.extensions["bohnanza"].get()
+        bots = Table([BOTS["greedy"]() for _ in FINISHED_SEATS], random.Random(FINISHED_SEED))
+        play_stored(services.app, UUID(finished.id), bots)
+        services.after_write()
+        yield Site(f"http://127.0.0.1:{server.server_port}", app, finished)
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)
+        app.extensions["bohnanza"].close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Headless Chromium from the system packages."""
+    if not CHROMIUM.exists():
+        unavailable(f"{CHROMIUM} is missing: apt-get install chromium")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        unavailable("the playwright package is missing: pip install -e '.[dev]'")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Pages:
+    """Opens pages in fresh browser contexts (each its own storage), and checks when the test
+    ends that no page asked for anything outside the app and none threw an error."""
+
+    def __init__(self, browser: Any, site: Site) -> None:
+        self.browser = browser
+        self.site = site
+        self.contexts: list[Any] = []
+        self.foreign: list[str] = []
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+
+    def open(self, path: str, *, viewport: dict[str, int] = DESKTOP) -> Any:
+        """A new page at `path`, once its script says it is ready."""
+        context = self.browser.new_context(viewport=viewport, accept_downloads=True)
+        context.route("**/*", self._only_the_app)
+        self.contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("request", lambda request: self.requests.append(request.url))
+        self.goto(page, path)
+        return page
+
+    def goto(self, page: Any, path: str) -> None:
+        page.goto(self.site.base + path)
+        page.wait_for_selector("main[data-ready=true]")
+
+    def _only_the_app(self, route: Any) -> None:
+        if route.request.url.startswith(self.site.base + "/"):
+            route.continue_()
+        else:
+            self.foreign.append(route.request.url)
+            route.abort()
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
+@pytest.fixture
+def pages(browser: Any, site: Site) -> Iterator[Pages]:
+    opened = Pages(browser, site)
+    yield opened
+    opened.close()
+    assert not opened.foreign, f"a page asked for something outside the app: {opened.foreign}"
+    assert not opened.errors, f"a page's script failed: {opened.errors}"
+
+
+def screenshot(page: Any, name: str, *, full_page: bool = True) -> Path:
+    """Save the page (all of it, or what the viewport shows) as
+    test-artifacts/screenshots/<name>.png."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path

@@ -1,0 +1,102 @@
+"""A seat's live table: its own view, only its legal moves, kept current as others act."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import PHONE, Game, Pages, Site, screenshot
+
+pytestmark = pytest.mark.browser
+
+PREFERENCE = ("draw", "reveal", "end-trading", "plant", "harvest")
+"""Which legal move the test takes first: enough to play any turn to its end."""
+
+
+def table_of(pages: Pages, game: Game, seat: int, **options: Any) -> Any:
+    return pages.open(f"/play/{game.id}#token={game.seat_tokens[seat]}", **options)
+
+
+def act(page: Any, kind: str) -> None:
+    """Press the first button for a legal command of this kind; wait for the new table."""
+    version = page.get_attribute("main", "data-version")
+    page.click(f"#actions button.legal[data-command-type='{kind}'] >> nth=0")
+    page.wait_for_function("v => document.querySelector('main').dataset.version !== v", arg=version)
+
+
+def test_a_seat_plays_its_turn_from_its_live_table(pages: Pages, site: Site) -> None:
+    game = site.new_game()
+    page = table_of(pages, game, 0)
+    assert "Your turn, Ana" in page.inner_text("#turn-status")
+
+    for _ in range(15):
+        if "Ben's turn" in page.inner_text("#turn-status"):
+            break
+        kind = next(
+            kind
+            for kind in PREFERENCE
+            if page.locator(f"#actions button.legal[data-command-type='{kind}']").count()
+        )
+        act(page, kind)
+        if kind == "reveal":
+            screenshot(page, "live-table-1280x800", full_page=False)
+
+    summary = site.get(f"/api/games/{game.id}")
+    assert (summary["turn"], summary["active_seat"]) == (2, 1)
+    assert "Ben's turn" in page.inner_text("#turn-status")
+    assert page.locator("#table .seat[data-seat='0'] .field[data-bean]").count() >= 1
+    for kind in ("plant", "reveal", "end-trading", "draw"):
+        assert page.locator(f"#actions button.legal[data-command-type='{kind}']").count() == 0
+
+
+def test_the_live_table_offers_only_the_seats_legal_commands(pages: Pages, site: Site) -> None:
+    game = site.new_game()
+    legal = site.get(f"/api/games/{game.id}/legal", headers=game.seat(0))
+
+    anas = table_of(pages, game, 0)
+    bens = table_of(pages, game, 1)
+
+    assert anas.locator("#actions button.legal").count() == len(legal["commands"])
+    assert anas.locator("#actions button.legal").all_inner_texts() == [
+        f"Plant Chili (front card) in field {field + 1}" for field in range(3)
+    ]
+    assert bens.locator("#actions button.legal").count() == 0
+    assert bens.locator("#offer-form").count() == 0
+    assert "waiting for Ana" in bens.inner_text("#nothing-to-do")
+
+
+def test_the_live_table_updates_when_another_seat_acts(pages: Pages, site: Site) -> None:
+    game = site.new_game()
+    bens = table_of(pages, game, 1)
+
+    response = site.client.post(
+        f"/api/games/{game.id}/commands", json={"type": "plant", "field": 0}, headers=game.seat(0)
+    )
+    assert response.status_code == 200
+
+    bens.wait_for_selector("#table .seat[data-seat='0'] .field[data-bean='chili']", timeout=5000)
+    assert "Ana plants Chili from the hand in field 1" in bens.inner_text("#log")
+    assert bens.locator("#table .seat[data-seat='0'] .hand [data-bean]").count() == 0
+
+
+def test_the_seats_token_stays_out_of_every_url(pages: Pages, site: Site) -> None:
+    game = site.new_game()
+    token = game.seat_tokens[2]
+
+    page = table_of(pages, game, 2)
+
+    assert "Cleo's table" in page.inner_text("h1")
+    assert token not in page.url
+    assert not [url for url in pages.requests if token in url]
+    page.reload()
+    page.wait_for_selector("main[data-ready=true]")
+    assert "Cleo's table" in page.inner_text("h1")
+
+
+def test_the_live_table_fits_a_phone_screen(pages: Pages, site: Site) -> None:
+    game = site.new_game()
+    page = table_of(pages, game, 0, viewport=PHONE)
+
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(page, "live-table-390x844", full_page=False)

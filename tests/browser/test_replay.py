@@ -1,0 +1,260 @@
+"""The replay viewer: a stored complete game, step by step, as a chosen viewer saw it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domain.rules.beans import BEANS, coins_for
+
+from .conftest import PHONE, Pages, Site, screenshot
+
+pytestmark = pytest.mark.browser
+
+
+def replay_path(site: Site, step: int | None = None, perspective: str | None = None) -> str:
+    query = "&".join(
+        f"{name}={value}"
+        for name, value in (("step", step), ("perspective", perspective))
+        if value is not None
+    )
+    return f"/games/{site.finished.id}/replay" + (f"?{query}" if query else "")
+
+
+def steps(site: Site) -> list[dict[str, Any]]:
+    return site.get(f"/api/games/{site.finished.id}/steps")["steps"]
+
+
+def a_draw_by_ana(site: Site) -> int:
+    """A step in mid-game where Ana (seat 0) draws a card nobody else may know."""
+    return next(
+        step["position"]
+        for step in steps(site)
+        if step["kind"] == "CardDrawn" and step["actor"] == 0 and step["turn"] >= 9
+    )
+
+
+def face_up_cards(view: dict[str, Any]) -> list[str]:
+    """Every card a rendered view lets its viewer know, as the table draws them (a field once)."""
+    cards = [view["discard_pile"]["top"]] if view["discard_pile"]["top"] else []
+    for seat in view["seats"]:
+        cards += [field["bean"] for field in seat["fields"] if field["bean"]]
+        cards += seat["trade_area"] + (seat["hand"] or [])
+    cards += view["revealed"] + view["duel_offer"]
+    for offer in view["offers"]:
+        cards += offer["gives"] + offer["wants"]
+    return sorted(cards)
+
+
+def cards_on_page(page: Any) -> list[str]:
+    return sorted(
+        page.eval_on_selector_all("#table [data-bean]", "es => es.map(e => e.dataset.bean)")
+    )
+
+
+def wait_for_step(page: Any, position: int) -> None:
+    page.wait_for_selector(f"#step-list li.current[data-position='{position}']")
+    page.wait_for_function(
+        "p => document.querySelector('#step-heading').textContent.startsWith(`Step ${p}:`)",
+        arg=position,
+    )
+
+
+def test_the_viewer_shows_the_table_at_the_step_asked_for(pages: Pages, site: Site) -> None:
+    position = a_draw_by_ana(site) - 3
+    expected = site.get(f"/api/games/{site.finished.id}/steps/{position}")
+
+    page = pages.open(replay_path(site, position))
+    wait_for_step(page, position)
+
+    assert page.inner_text("#summary") == expected["summary"]
+    assert page.locator("#table .seat").count() == 4
+    for seat in expected["view"]["seats"]:
+        shown = page.locator(f"#table .seat[data-seat='{seat['seat']}'] .field")
+        assert shown.count() == len(seat["fields"])
+        for index, field in enumerate(seat["fields"]):
+            if field["bean"] is None:
+                continue
+            box = shown.nth(index)
+            assert BEANS[field["bean"]].label in box.inner_text()
+            pays = coins_for(BEANS[field["bean"]].meter, field["count"])
+            assert box.locator(".field-pays").get_attribute("data-pays") == str(pays)
+    screenshot(page, "replay-1280x800", full_page=False)
+    screenshot(page, "replay-1280-full-page")
+
+
+def test_the_buttons_and_the_arrow_keys_step_forward_and_back(pages: Pages, site: Site) -> None:
+    page = pages.open(replay_path(site, 5))
+    wait_for_step(page, 5)
+
+    page.click("#next")
+    wait_for_step(page, 6)
+    page.keyboard.press("ArrowRight")
+    wait_for_step(page, 7)
+    page.keyboard.press("ArrowLeft")
+    wait_for_step(page, 6)
+    page.click("#previous")
+    wait_for_step(page, 5)
+    page.keyboard.press("End")
+    wait_for_step(page, len(steps(site)))
+    page.keyboard.press("Home")
+    wait_for_step(page, 1)
+
+    assert page.inner_text("#summary") == steps(site)[0]["summary"]
+
+
+def test_a_seats_perspective_shows_its_own_hand_and_no_hidden_card(
+    pages: Pages, site: Site
+) -> None:
+    position = a_draw_by_ana(site)
+    url = f"/api/games/{site.finished.id}/steps/{position}"
+    public = site.get(url)["view"]
+    bens = site.get(url, headers=site.finished.seat(1))["view"]
+    everything = site.get(url, query_string={"perspective": "auditor"})["view"]
+    page = pages.open(replay_path(site, position))
+    wait_for_step(page, position)
+    assert cards_on_page(page) == face_up_cards(public)
+
+    page.click(".token-form summary")
+    page.fill("#token", site.finished.seat_tokens[1])
+    page.click("#use-token")
+    page.wait_for_selector("#table .seat[data-seat='1'] .open-hand")
+
+    assert "Ben's view" in page.inner_text("#step-heading")
+    assert "Ana draws a card" in page.inner_text("#summary")
+    ben_hand = page.eval_on_selector_all(
+        "#table .seat[data-seat='1'] .hand [data-bean]", "es => es.map(e => e.dataset.bean)"
+    )
+    assert ben_hand == everything["seats"][1]["hand"]
+    for seat in (0, 2, 3):
+        hand = page.locator(f"#table .seat[data-seat='{seat}'] .hand")
+        assert hand.locator("[data-bean]").count() == 0
+        assert hand.locator(".backs").get_attribute("data-count") == str(
+            everything["seats"][seat]["hand_size"]
+        )
+    assert cards_on_page(page) == face_up_cards(bens)
+    assert page.locator(".pile-order").count() == 0
+
+
+def test_the_auditor_perspective_is_refused_while_the_game_is_running(
+    pages: Pages, site: Site
+) -> None:
+    running = site.new_game()
+    page = pages.open(f"/games/{running.id}/replay?step=2")
+
+    page.select_option("#perspective", "auditor")
+
+    refusal = page.wait_for_selector("#message .refusal")
+    assert "once the game is over" in refusal.inner_text()
+    assert page.input_value("#perspective") == "public"
+    assert page.locator("#table .open-hand").count() == 0
+
+
+def test_an_annotation_added_in_the_viewer_is_there_after_a_reload(
+    pages: Pages, site: Site
+) -> None:
+    position = a_draw_by_ana(site) - 1
+    page = pages.open(replay_path(site, position))
+    wait_for_step(page, position)
+
+    page.fill("#note-text", "Ben should have kept the Wax for his second field")
+    page.select_option("#note-glyph", "?!")
+    page.fill("#note-author", "Kibitzer")
+    page.click("#add-note")
+    page.wait_for_selector("#notes .note")
+    page.reload()
+    page.wait_for_selector("main[data-ready=true]")
+    wait_for_step(page, position)
+
+    note = page.wait_for_selector("#notes .note")
+    assert "Ben should have kept the Wax" in note.inner_text()
+    assert "?!" in note.inner_text()
+    assert "Kibitzer (guest)" in note.inner_text()
+    assert "?!" in page.inner_text(f"#step-{position} .glyph")
+
+
+def test_a_link_opens_the_viewer_at_its_step_and_perspective(pages: Pages, site: Site) -> None:
+    page = pages.open(replay_path(site, 123, "auditor"))
+    wait_for_step(page, 123)
+
+    assert "Auditor" in page.inner_text("#step-heading")
+    assert page.locator("#table .hidden-hand").count() == 0
+    page.keyboard.press("ArrowRight")
+    wait_for_step(page, 124)
+    link = page.get_attribute("#deep-link", "href")
+    assert link == site.base + replay_path(site, 124, "auditor")
+    assert page.url == link
+
+
+def test_a_link_to_a_seats_perspective_without_its_token_shows_the_public_view(
+    pages: Pages, site: Site
+) -> None:
+    page = pages.open(replay_path(site, 40, "seat-2"))
+    wait_for_step(page, 40)
+
+    assert "needs that seat's token" in page.inner_text("#message")
+    assert page.input_value("#perspective") == "public"
+    assert page.locator("#table .open-hand").count() == 0
+
+
+def test_jump_to_turn_goes_to_the_first_step_of_that_turn(pages: Pages, site: Site) -> None:
+    first = next(step["position"] for step in steps(site) if step["turn"] == 10)
+    page = pages.open(replay_path(site))
+
+    page.fill("#turn", "10")
+    page.click("#go-turn")
+
+    wait_for_step(page, first)
+    assert "turn 10" in page.inner_text("#where")
+
+
+def test_the_coin_chart_draws_each_seats_coins_over_the_turns(pages: Pages, site: Site) -> None:
+    timeline = site.get(f"/api/games/{site.finished.id}/timeline")
+    page = pages.open(replay_path(site, len(steps(site))))
+
+    lines = page.locator("#chart polyline.line")
+    assert lines.count() == 4
+    for seat, name in enumerate(timeline["seats"]):
+        points = lines.nth(seat).get_attribute("points").split()
+        assert len(points) == len(timeline["points"])
+        assert f"{name} {timeline['points'][-1]['coins'][seat]}" in page.inner_text("#chart")
+    assert page.locator("#chart line.now").count() == 1
+
+
+def test_the_record_is_exported_as_a_json_download(pages: Pages, site: Site) -> None:
+    page = pages.open(replay_path(site, 10))
+
+    with page.expect_download() as download:
+        page.click("#export")
+
+    record = json.loads(Path(download.value.path()).read_text())
+    assert record["format"] == "bohnanza-record/1"
+    assert record["header"]["seats"] == ["Ana", "Ben", "Cleo", "Dan"]
+
+
+def test_the_viewer_fits_a_phone_screen(pages: Pages, site: Site) -> None:
+    position = a_draw_by_ana(site)
+    page = pages.open(replay_path(site, position), viewport=PHONE)
+    wait_for_step(page, position)
+
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(page, "replay-390x844", full_page=False)
+    screenshot(page, "replay-390-full-page")
+
+
+def test_the_step_buttons_are_reached_and_pressed_with_the_keyboard(
+    pages: Pages, site: Site
+) -> None:
+    page = pages.open(replay_path(site, 20))
+    wait_for_step(page, 20)
+
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.id") == "next":
+            break
+    page.keyboard.press("Enter")
+
+    wait_for_step(page, 21)
