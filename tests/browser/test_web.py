@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from uuid import uuid4
 
 import pytest
 from flask import Flask
@@ -14,7 +13,8 @@ from flask.testing import FlaskClient
 from api.app import create_app
 from domain.rules.beans import BEANS
 
-PAGES = ["/", "/record", f"/games/{uuid4()}/replay", f"/play/{uuid4()}"]
+ANY_GAME = "0b0b0b0b-0000-4000-8000-000000000000"
+PAGES = ["/", "/record", f"/games/{ANY_GAME}/replay", f"/play/{ANY_GAME}"]
 
 
 @pytest.fixture
