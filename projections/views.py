@@ -91,7 +91,7 @@ def _unknown(cards: Iterable[Any]) -> list[str]:
 
 def redact(fact: ev.Event, viewer: Viewer, mode: str) -> ev.Event:
     """`fact` as `viewer` saw it when it happened, in a game of this mode."""
-    if _sees_everything(viewer, mode):
+    if not type(fact).secret or _sees_everything(viewer, mode):
         return fact
     match fact:
         case ev.GameStarted():

@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from domain.rules import events as ev
@@ -200,18 +201,22 @@ class _Timeline:
 
     def view_at(self, position: int) -> GameState:
         with self.lock:
-            index = position // self.every
             at, view = self.cursor
-            if not index * self.every <= at <= position:
-                self._extend(index)
-                at, view = index * self.every, self.checkpoints[index]
-                self.stepper = None  # the scan went on from the cursor, not from here
-            if at != position or view is None:
+            if view is not None and at < position <= at + self.every:
+                # Stepping on from the last step asked: one step of a scan each.
                 if self.stepper is None:
-                    self.stepper = scan(self.facts[at:], view)
+                    self.stepper = scan(islice(self.facts, at, None), view)
                 for _ in range(position - at):
                     view = next(self.stepper)
-                self.cursor = (position, view)
+            elif at != position or view is None:
+                # Anywhere else: one fold from the nearest checkpoint at or before it.
+                index = position // self.every
+                self._extend(index)
+                start, view = index * self.every, self.checkpoints[index]
+                if start != position or view is None:
+                    view = fold(self.facts[start:position], view)
+                self.stepper = None
+            self.cursor = (position, view)
             assert view is not None
             return view
 

@@ -148,7 +148,7 @@ class _Draft:
     touches them, and only what facts touched since the last freeze is frozen again, so the
     states of a scan share every untouched zone."""
 
-    __slots__ = ("base", "dirty", "dirty_seats", "seats", "zones", *_SCALARS)
+    __slots__ = ("base", "dirty", "dirty_seats", "frozen", "seats", "zones", *_SCALARS)
 
     draw_pile = _zone("draw_pile")
     discard_pile = _zone("discard_pile")
@@ -160,6 +160,8 @@ class _Draft:
     def __init__(self, state: GameState) -> None:
         self.base = state
         self.zones: dict[str, list[Any]] = {}
+        self.frozen: dict[str, tuple[Any, ...]] = {name: getattr(state, name) for name in _ZONES}
+        """Each zone as of the last freeze."""
         self.dirty: set[str] = set()
         self.seats: dict[int, _Seat] = {}
         self.dirty_seats: set[int] = set()
@@ -200,20 +202,25 @@ class _Draft:
             for index in self.dirty_seats:
                 changed[index] = self.seats[index].freeze()
             players = tuple(changed)
-        zones = {name: tuple(self.zones[name]) for name in self.dirty}
-        state = GameState.build(
+            self.dirty_seats.clear()
+        frozen = self.frozen
+        if self.dirty:
+            for name in self.dirty:
+                frozen[name] = tuple(self.zones[name])
+            self.dirty.clear()
+        self.base = state = GameState.build(
             base.ruleset,
             base.mode,
             base.seed,
             base.start_seat,
             players,
-            zones.get("draw_pile", base.draw_pile),
-            zones.get("discard_pile", base.discard_pile),
-            zones.get("removed", base.removed),
-            zones.get("revealed", base.revealed),
-            zones.get("offers", base.offers),
+            frozen["draw_pile"],
+            frozen["discard_pile"],
+            frozen["removed"],
+            frozen["revealed"],
+            frozen["offers"],
             self.next_offer,
-            zones.get("duel_offer", base.duel_offer),
+            frozen["duel_offer"],
             self.exhaustions,
             self.reshuffles,
             self.end_triggered,
@@ -224,9 +231,6 @@ class _Draft:
             self.hand_discarded,
             self.result,
         )
-        self.base = state
-        self.dirty.clear()
-        self.dirty_seats.clear()
         return state
 
 
