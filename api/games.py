@@ -126,8 +126,8 @@ def wait_for_read_models(position: int | None) -> None:
         ) from None
 
 
-def _document(game_id: UUID, viewer: Viewer) -> dict[str, Any]:
-    view, version = services().views.view(game_id, viewer)
+def _document(game_id: UUID, viewer: Viewer, *, refresh: bool = True) -> dict[str, Any]:
+    view, version = services().views.view(game_id, viewer, refresh=refresh)
     return {**render(view, viewer), "version": version}
 
 
@@ -422,7 +422,7 @@ def _execute(
         raise ApiError(
             412, "precondition_failed", str(conflict), current_version=conflict.current_version
         ) from None
-    service.views.record(game_id, outcome)
+    current = service.views.record(game_id, outcome)
     catch_up_after_answering(service)
     viewer = HOST_VIEWER if caller.role == HOST else Viewer.of_seat(caller.seat or 0)
     first = outcome.version - len(outcome.facts) + 1
@@ -434,7 +434,7 @@ def _execute(
             feed_item(first + i, fact, viewer, service.views.started(game_id))
             for i, fact in enumerate(outcome.facts)
         ],
-        "view": _document(game_id, viewer),
+        "view": _document(game_id, viewer, refresh=not current),
     }
 
 
