@@ -76,7 +76,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The web application; `config` overrides settings read from the environment."""
     app = Flask(__name__, static_folder=None)  # the pages' files: api/web.py serves them
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.json.ensure_ascii = False  # type: ignore[attr-defined]  (RULES §… reads as written)
     settings = Settings.from_env()
     app.config.update(
         DATABASE_URL=settings.database_url,
