@@ -143,7 +143,7 @@ def import_command(ctx: click.Context, source: str, as_json: bool) -> None:
     )
     click.echo(f"  {'in progress' if result is None else standing_text(result, record.seats)}")
     if record.annotations:
-        click.echo(f"  {len(record.annotations)} annotations in the record (not stored)")
+        click.echo(f"  {len(record.annotations)} annotations stored with it")
 
 
 def _refused(error: IllegalRecord, as_json: bool) -> NoReturn:

@@ -79,29 +79,13 @@ def import_record(document: dict[str, Any]) -> dict[str, Any]:
     except BaseException:
         service.tokens.revoke(game_id)
         raise
-    facts = service.app.facts(game_id)
-    for note in document.get("annotations", []):
-        author = note["author"]
-        if isinstance(author, str):
-            author = {"role": annotations.GUEST, "name": author, "seat": None}
-        annotations.add_note(
-            service.app,
-            game_id,
-            facts,
-            step=note["step"],
-            author=annotations.Author(author["role"], author["name"], author.get("seat")),
-            text=note["text"],
-            glyph=note.get("glyph"),
-            visibility=note.get("visibility", "public"),
-            seat=note.get("seat"),
-        )
     catch_up_after_answering(service)
     return {
         "game_id": imported.game_id,
         "version": imported.outcome.version,
         "seats": seat_tokens(list(record.seats), issued),
         "host_token": issued.host,
-        "notes": len(document.get("annotations", [])),
+        "notes": len(record.annotations),
     }
 
 

@@ -16,7 +16,7 @@ from uuid import UUID
 from domain.application import Bohnanza, Outcome
 from domain.rules.audit import Problem
 
-from .annotations import all_notes
+from .annotations import GUEST, Author, add_note, all_notes
 from .record import Record, export_record, import_facts, parse_record
 from .verify import Report, audit_game, verify
 
@@ -56,11 +56,27 @@ def export_game(
 def import_record(
     app: Bohnanza, document: Mapping[str, Any] | Record, *, game_id: UUID | None = None
 ) -> Imported:
-    """Re-decide a record and store it as a new game. RecordError for a malformed document,
-    IllegalRecord naming the first illegal step; nothing is stored then."""
+    """Re-decide a record and store it as a new game with the record's notes. RecordError for
+    a malformed document, IllegalRecord naming the first illegal step; nothing is stored then."""
     record = document if isinstance(document, Record) else parse_record(document)
     facts = import_facts(record)
-    return Imported(app.record_game(facts, game_id=game_id), record)
+    imported = Imported(app.record_game(facts, game_id=game_id), record)
+    for note in record.annotations:
+        author = note["author"]
+        if isinstance(author, str):
+            author = {"role": GUEST, "name": author, "seat": None}
+        add_note(
+            app,
+            imported.game_id,
+            facts,
+            step=note["step"],
+            author=Author(author["role"], author["name"], author.get("seat")),
+            text=note["text"],
+            glyph=note.get("glyph"),
+            visibility=note.get("visibility", "public"),
+            seat=note.get("seat"),
+        )
+    return imported
 
 
 def verify_game(

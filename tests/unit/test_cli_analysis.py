@@ -49,3 +49,15 @@ def test_a_fork_is_made_from_a_step_and_compared_with_its_parent(run, game):
     assert f"fork {fork_id} from step" in listed.output
     assert f"forked from {game}" in compared.output
     assert "a different outcome" in compared.output
+
+
+def test_an_exported_note_comes_back_with_an_import(run, game, tmp_path):
+    run("note", game, "--step", "4", "--text", "keep the Chili", "--glyph", "!")
+    record = tmp_path / "game.json"
+    run("export", game, "-o", str(record))
+
+    imported = run("import", str(record))
+    new_game = next(word for word in imported.output.split() if word.count("-") == 4)
+
+    assert "1 annotations stored with it" in imported.output
+    assert "step    4 !  host [public]: keep the Chili" in run("notes", new_game).output
