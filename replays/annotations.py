@@ -127,17 +127,8 @@ class Note:
         }
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "game_id": self.game_id,
-            "step": self.step,
-            "author": self.author.to_dict(),
-            "text": self.text,
-            "glyph": self.glyph,
-            "visibility": self.visibility,
-            "seat": self.seat,
-            "history": self.history,
-        }
+        """The note with its game and the earlier versions of it (for the API)."""
+        return {"game_id": self.game_id, **self.to_record(), "history": self.history}
 
 
 def _check(
