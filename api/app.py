@@ -17,6 +17,7 @@ from flask_smorest import Api
 from sqlalchemy.exc import DBAPIError
 
 from . import errors, games, meta, records, replays, stats
+from .encoding import OrjsonProvider
 from .schemas import ErrorSchema
 from .services import Services
 from .settings import Settings
@@ -75,7 +76,7 @@ class LazyServices:
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The web application; `config` overrides settings read from the environment."""
     app = Flask(__name__, static_folder=None)  # the pages' files: api/web.py serves them
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json = OrjsonProvider(app)
     settings = Settings.from_env()
     app.config.update(
         DATABASE_URL=settings.database_url,
