@@ -11,7 +11,8 @@ generator: the card drawn, the new order of a reshuffled pile, the coins a harve
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
+from functools import cache
 from typing import Any, ClassVar
 
 
@@ -26,7 +27,18 @@ class Event:
         return type(self).__name__
 
     def payload(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields by name, a fresh copy: changing it leaves the event as it was."""
+        return {name: _copied(getattr(self, name)) for name in event_fields(type(self))}
+
+
+def _copied(value: Any) -> Any:
+    """A JSON primitive, its lists and dicts copied all the way down (`asdict` without the
+    `deepcopy` of every leaf: payloads are copied on every command)."""
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,6 +281,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+@cache
 def event_fields(cls: type[Event]) -> tuple[str, ...]:
     """The payload field names of an event type, in declaration order."""
     return tuple(field.name for field in fields(cls))

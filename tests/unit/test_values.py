@@ -48,3 +48,34 @@ def test_what_build_makes_is_still_frozen(state, cls):
 
 def test_a_fold_with_no_events_returns_an_equal_state(state):
     assert fold((), state) == state
+
+
+@pytest.fixture(scope="module")
+def every_kind_of_event() -> list:
+    facts = [
+        *simulate("rio-grande", 4, seed=3),
+        *simulate("rio-grande", 2, seed=3),
+        *simulate("amigo", 3, seed=3),
+    ]
+    return list({type(fact): fact for fact in facts}.values())
+
+
+def test_an_events_payload_is_what_asdict_makes(every_kind_of_event):
+    assert len(every_kind_of_event) > 10
+    for fact in every_kind_of_event:
+        assert fact.payload() == dataclasses.asdict(fact), fact.kind
+
+
+def test_changing_a_payload_leaves_the_event_as_it_was(every_kind_of_event):
+    for fact in every_kind_of_event:
+        before = dataclasses.asdict(fact)
+        payload = fact.payload()
+        for value in payload.values():
+            if isinstance(value, list):
+                value.append("changed")
+                for item in value:
+                    if isinstance(item, list):
+                        item.append("changed")
+            elif isinstance(value, dict):
+                value["changed"] = True
+        assert dataclasses.asdict(fact) == before, fact.kind
