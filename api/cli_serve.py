@@ -24,7 +24,7 @@ def create_demo(app: Flask) -> dict[str, Any]:
     finished = services.app.start_game(DEMO_SEATS, seed=2026)
     table = Table([BOTS["greedy"]() for _ in DEMO_SEATS], random.Random(2026))
     play_stored(services.app, finished.game_id, table)
-    services.after_write()
+    services.catch_up()
     created = client.post("/api/games", json={"seats": DEMO_SEATS[:3], "seed": 7}).get_json()
     return {"finished": finished.game_id, "new": created}
 
@@ -65,6 +65,8 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, no_demo: bool)
         click.echo(f"{len(services.app.games())} games stored.")
     click.echo(f"Games: {base}/   Record a tabletop game: {base}/record")
     click.echo(f"API docs: {base}/docs   OpenAPI: {base}/openapi.json   (Ctrl-C stops)")
+    # The worker gunicorn forks builds its own services (connections, threads) on first use.
+    app.extensions["bohnanza"].close()
     _Server(app, {"bind": f"{host}:{port}", "workers": 1, "threads": threads}).run()
 
 

@@ -11,7 +11,7 @@ import re
 from typing import Any
 from uuid import UUID, uuid4
 
-from flask import Response, after_this_request, current_app, jsonify, request
+from flask import Response, current_app, jsonify, request
 from flask_smorest import Blueprint
 
 from domain.rules import events as ev
@@ -194,7 +194,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
     except BaseException:
         service.tokens.revoke(game_id)
         raise
-    catch_up_after_answering(service)
+    service.after_write()
     started = outcome.facts[0]
     assert isinstance(started, ev.GameStarted)
     base = f"/api/games/{game_id}"
@@ -332,16 +332,6 @@ def _authorize_seat(caller: Caller, body: dict[str, Any]) -> None:
         )
 
 
-def catch_up_after_answering(service: Services) -> None:
-    """Bring this process's read models up to date once the answer has been sent, so that the
-    writer does not wait for them (reads catch up themselves if they come first)."""
-
-    @after_this_request
-    def later(response: Response) -> Response:
-        response.call_on_close(service.after_write)
-        return response
-
-
 @blp.route("/games/<uuid:game_id>/commands", methods=["POST"])
 @blp.arguments(schemas.CommandSchema())
 @blp.response(200, schemas.CommandResultSchema, headers=schemas.COMMAND_RESPONSE_HEADERS)
@@ -423,16 +413,16 @@ def _execute(
             412, "precondition_failed", str(conflict), current_version=conflict.current_version
         ) from None
     current = service.views.record(game_id, outcome)
-    catch_up_after_answering(service)
+    service.after_write()
     viewer = HOST_VIEWER if caller.role == HOST else Viewer.of_seat(caller.seat or 0)
     first = outcome.version - len(outcome.facts) + 1
+    started = service.views.started(game_id)
     return {
         "game_id": str(game_id),
         "version": outcome.version,
         "position": outcome.position,
         "events": [
-            feed_item(first + i, fact, viewer, service.views.started(game_id))
-            for i, fact in enumerate(outcome.facts)
+            feed_item(first + i, fact, viewer, started) for i, fact in enumerate(outcome.facts)
         ],
         "view": _document(game_id, viewer, refresh=not current),
     }

@@ -22,7 +22,6 @@ from .errors import documented
 from .games import (
     _auditor_rights,
     caller_for,
-    catch_up_after_answering,
     seat_tokens,
     services,
     viewer_for,
@@ -79,7 +78,7 @@ def import_record(document: dict[str, Any]) -> dict[str, Any]:
     except BaseException:
         service.tokens.revoke(game_id)
         raise
-    catch_up_after_answering(service)
+    service.after_write()
     return {
         "game_id": imported.game_id,
         "version": imported.outcome.version,

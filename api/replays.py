@@ -24,7 +24,6 @@ from .games import (
     SEAT_TOKEN_OR_NONE,
     _auditor_rights,
     caller_for,
-    catch_up_after_answering,
     seat_tokens,
     services,
     viewer_for,
@@ -250,7 +249,7 @@ def create_fork(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     except BaseException:
         service.tokens.revoke(fork_id)
         raise
-    catch_up_after_answering(service)
+    service.after_write()
     return {
         "game_id": fork.game_id,
         "parent": game_id,

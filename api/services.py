@@ -17,7 +17,7 @@ from domain.application import Bohnanza, Outcome, RecordedFact
 from domain.rules import events as ev
 from domain.rules.state import GameState
 from projections.engine import projection_engine
-from projections.runner import Projector
+from projections.runner import CatchUpInBackground, Projector
 from projections.views import Viewer, ViewFold
 from replays.steps import Replay
 
@@ -127,22 +127,34 @@ class Services:
         self.idempotency = IdempotencyStore(self.engine)
         self.views = GameViews(self.app)
         self.inline_projections = inline_projections
+        self._catching_up = threading.Lock()
+        self.background = CatchUpInBackground(self.catch_up) if inline_projections else None
 
     def after_write(self) -> None:
-        """Bring the read models up to date in this process, if it keeps them (SQLite default)."""
+        """Something was stored: if this process keeps the read models (the SQLite default),
+        they catch up in the background shortly, several commands at a time."""
+        if self.background is not None:
+            self.background.nudge()
+
+    def catch_up(self) -> None:
+        """Bring the read models up to date now, if this process keeps them. A failure is
+        logged, not raised: the events stay stored and a later catch up processes them."""
         if not self.inline_projections:
             return
-        try:
-            self.projector.catch_up()
-        except Exception:  # the command is stored; a later catch up will process it
-            log.exception("the projections could not catch up")
+        with self._catching_up:  # the background thread and readers take turns
+            try:
+                self.projector.catch_up()
+            except Exception:
+                log.exception("the projections could not catch up")
 
     def before_read(self) -> None:
-        """Catch the read models up before reading them, if this process keeps them: a write
-        catches them up only after answering, so a read may come first."""
-        self.after_write()
+        """Catch the read models up before reading them, if this process keeps them: writes
+        leave that to the background, so a read may come first."""
+        self.catch_up()
 
     def close(self) -> None:
+        if self.background is not None:
+            self.background.close()
         self.projector.close()
         self.engine.dispose()
         self.app.close()

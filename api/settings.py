@@ -19,8 +19,9 @@ class Settings:
     data_dir: Path
     """`BOHNANZA_DATA_DIR`; default: `$XDG_DATA_HOME/bohnanza` (~/.local/share/bohnanza)."""
     inline_projections: bool = True
-    """`BOHNANZA_INLINE_PROJECTIONS`: catch the read models up after each command in the web
-    process (default). Set it to false when a separate `bohnanza projections follow` runs."""
+    """`BOHNANZA_INLINE_PROJECTIONS`: the web process keeps the read models current itself, in
+    a background thread after commands and before reads (default). Set it to false when a
+    separate `bohnanza projections follow` runs."""
     auditor_token: str | None = None
     """`BOHNANZA_AUDITOR_TOKEN`: a secret that grants the auditor's view of running games."""
 

@@ -1,14 +1,16 @@
 """The projector: keeps the read models current with the event store, exactly once.
 
-In one process (the SQLite default) call `catch_up()` after each command; with PostgreSQL a
-separate process runs `follow()`. Either way each batch's rows and its tracking position commit
-in one transaction, so a crash loses nothing and two projectors never count an event twice.
-Reads that must see a write wait for its position first (`wait`).
+In one process (the SQLite default) the web process catches up in a background thread shortly
+after commands (`CatchUpInBackground`) and before reads; with PostgreSQL a separate process runs
+`follow()`. Either way each batch's rows and its tracking position commit in one transaction, so
+a crash loses nothing and two projectors never count an event twice. Reads that must see a write
+wait for its position first (`wait`).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -259,3 +261,71 @@ class Projector:
                     raise
         for name in self.projections:
             tracking.ensure_tracked(self.engine, name)
+
+
+class CatchUpInBackground:
+    """Catches the read models up in a background thread of this process, after writes.
+
+    `nudge()` after storing something; the thread waits `delay` seconds, so that the commands of
+    a busy moment are processed together (one transaction instead of one each), then calls
+    `catch_up`. The writer never waits for the read models, and a reader that must see them
+    current catches them up itself first. The thread starts on the first nudge, and again after
+    a fork (threads do not survive one), so a server may build this before forking workers.
+    """
+
+    def __init__(self, catch_up: Callable[[], object], delay: float = 0.05) -> None:
+        self._catch_up = catch_up
+        self.delay = delay
+        self._fresh()
+
+    def _fresh(self) -> None:
+        """New synchronisation for this process (a forked child must not share its parent's)."""
+        self._pid = os.getpid()
+        self._pending = False
+        """A nudge came since the last catch up began."""
+        self._wanted = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._starting = threading.Lock()
+
+    def nudge(self) -> None:
+        """Something was stored: catch up within `delay` seconds or so."""
+        if self._pid != os.getpid():
+            self._fresh()
+        thread = self._thread
+        if thread is None or not thread.is_alive():
+            self._start()
+        self._pending = True
+        self._wanted.set()
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop the thread, after a last catch up if one was wanted."""
+        self._stopping.set()
+        self._wanted.set()
+        thread = self._thread
+        if thread is not None and thread.is_alive():
+            thread.join(timeout)
+
+    def _start(self) -> None:
+        with self._starting:
+            if self._stopping.is_set():
+                return
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._run, name="read-models-catch-up", daemon=True
+                )
+                self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            self._wanted.wait()
+            stopping = self._stopping.wait(self.delay)
+            self._wanted.clear()
+            if self._pending:
+                self._pending = False
+                try:
+                    self._catch_up()
+                except Exception:  # the events stay stored; the next catch up processes them
+                    log.exception("the read models could not catch up")
+            if stopping:
+                return

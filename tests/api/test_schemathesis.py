@@ -58,7 +58,7 @@ def _play_to_end(game: CreatedGame, seed: int) -> None:
     while not state.is_over:
         services.app.execute(game_id, table.next_command(state))
         state = services.app.state(game_id)
-    services.after_write()
+    services.catch_up()
 
 
 @pytest.fixture(scope="module")

@@ -113,7 +113,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
         services = app.extensions["bohnanza"].get()
         bots = Table([BOTS["greedy"]() for _ in FINISHED_SEATS], random.Random(FINISHED_SEED))
         play_stored(services.app, UUID(finished.id), bots)
-        services.after_write()
+        services.catch_up()
         yield Site(f"http://127.0.0.1:{server.server_port}", app, finished)
     finally:
         server.shutdown()
