@@ -15,7 +15,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -136,6 +136,11 @@ class TokenStore:
         return caller
 
 
+IN_FLIGHT_LIMIT = timedelta(minutes=2)
+"""A request still unanswered after this long is not running any more: its process stopped
+between claiming the key and recording the answer (no request takes a fraction of this)."""
+
+
 class IdempotencyError(BohnanzaError):
     """An Idempotency-Key that cannot be honoured."""
 
@@ -146,6 +151,11 @@ class KeyReused(IdempotencyError):
 
 class KeyInFlight(IdempotencyError):
     """The first request with this key has not finished yet."""
+
+
+class KeyOutcomeUnknown(IdempotencyError):
+    """The first request with this key began long ago and never recorded its answer: the
+    process serving it stopped, before or after storing its command."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +204,14 @@ class IdempotencyStore:
                 f"Idempotency-Key {key!r} was already used for a different request in this game"
             )
         if row.status is None:
+            if datetime.now(UTC) - row.created_at > IN_FLIGHT_LIMIT:
+                raise KeyOutcomeUnknown(
+                    f"the request with Idempotency-Key {key!r} began at "
+                    f"{row.created_at:%Y-%m-%d %H:%M:%S} UTC and never recorded its answer (the "
+                    "process serving it stopped); whether its command was stored is unknown. "
+                    "Read the game's events, and send the command again with a new key if it "
+                    "is not there."
+                )
             raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")
         return Replay(row.status, row.response)
 

@@ -7,10 +7,15 @@ import threading
 import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import update
+
+from api import tables
+from api.security import IN_FLIGHT_LIMIT
 
 from .support import CreatedGame, assert_envelope, command, create_game, version_of
 
@@ -108,6 +113,28 @@ def test_a_key_still_being_processed_is_a_409(
     response = command(client, game, game.seat(0, Idempotency_Key="busy"), **body)
 
     assert_envelope(response, 409, "idempotency_key_in_flight")
+    assert stored_events(web, game) == 2
+
+
+def test_a_key_whose_first_request_never_answered_is_a_409_saying_the_outcome_is_unknown(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    services = web.extensions["bohnanza"].get()
+    caller = services.tokens.resolve(uuid.UUID(game.id), game.seat_tokens[0])
+    assert caller is not None
+    body = {"type": "plant", "seat": 0, "field": 0}
+    services.idempotency.begin(
+        uuid.UUID(game.id), "orphan", caller, {"command": body, "expected_version": None}
+    )
+    long_ago = datetime.now(UTC) - IN_FLIGHT_LIMIT - timedelta(seconds=1)
+    with services.engine.begin() as connection:
+        connection.execute(update(tables.idempotency).values(created_at=long_ago))
+
+    response = command(client, game, game.seat(0, Idempotency_Key="orphan"), **body)
+
+    answer = assert_envelope(response, 409, "idempotency_key_outcome_unknown")
+    assert "never recorded its answer" in answer["message"]
+    assert "with a new key" in answer["message"]
     assert stored_events(web, game) == 2
 
 
