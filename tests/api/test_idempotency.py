@@ -99,18 +99,25 @@ def test_the_same_key_from_another_seat_is_refused(client: FlaskClient, game: Cr
     assert_envelope(response, 422, "idempotency_key_reused")
 
 
-def test_a_key_still_being_processed_is_a_409(
-    web: Flask, client: FlaskClient, game: CreatedGame
-) -> None:
+PLANT = {"type": "plant", "seat": 0, "field": 0}
+
+
+def claim_for_seat_0(web: Flask, game: CreatedGame, key: str) -> None:
+    """Claim the key for seat 0's PLANT as a request that is still running would have."""
     services = web.extensions["bohnanza"].get()
     caller = services.tokens.resolve(uuid.UUID(game.id), game.seat_tokens[0])
     assert caller is not None
-    body = {"type": "plant", "seat": 0, "field": 0}
     services.idempotency.begin(
-        uuid.UUID(game.id), "busy", caller, {"command": body, "expected_version": None}
+        uuid.UUID(game.id), key, caller, {"command": PLANT, "expected_version": None}
     )
 
-    response = command(client, game, game.seat(0, Idempotency_Key="busy"), **body)
+
+def test_a_key_still_being_processed_is_a_409(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    claim_for_seat_0(web, game, "busy")
+
+    response = command(client, game, game.seat(0, Idempotency_Key="busy"), **PLANT)
 
     assert_envelope(response, 409, "idempotency_key_in_flight")
     assert stored_events(web, game) == 2
@@ -119,18 +126,12 @@ def test_a_key_still_being_processed_is_a_409(
 def test_a_key_whose_first_request_never_answered_is_a_409_saying_the_outcome_is_unknown(
     web: Flask, client: FlaskClient, game: CreatedGame
 ) -> None:
-    services = web.extensions["bohnanza"].get()
-    caller = services.tokens.resolve(uuid.UUID(game.id), game.seat_tokens[0])
-    assert caller is not None
-    body = {"type": "plant", "seat": 0, "field": 0}
-    services.idempotency.begin(
-        uuid.UUID(game.id), "orphan", caller, {"command": body, "expected_version": None}
-    )
+    claim_for_seat_0(web, game, "orphan")
     long_ago = datetime.now(UTC) - IN_FLIGHT_LIMIT - timedelta(seconds=1)
-    with services.engine.begin() as connection:
+    with web.extensions["bohnanza"].get().engine.begin() as connection:
         connection.execute(update(tables.idempotency).values(created_at=long_ago))
 
-    response = command(client, game, game.seat(0, Idempotency_Key="orphan"), **body)
+    response = command(client, game, game.seat(0, Idempotency_Key="orphan"), **PLANT)
 
     answer = assert_envelope(response, 409, "idempotency_key_outcome_unknown")
     assert "never recorded its answer" in answer["message"]
