@@ -237,24 +237,6 @@ def rejection(state: GameState, *commands: Command) -> str:
     raise AssertionError(f"the rules allowed {commands}")
 
 
-def every_card(state: GameState) -> Counter[str]:
-    """Every card on the table, wherever it lies (RULES §4.4), as a multiset."""
-    counted: Counter[str] = Counter()
-    for player in state.players:
-        counted.update(player.hand)
-        counted.update(player.trade_area)
-        counted.update(player.coins)
-        for planted in player.fields:
-            if planted.bean is not None:
-                counted[planted.bean] += planted.count
-    counted.update(state.draw_pile)
-    counted.update(state.discard_pile)
-    counted.update(state.removed)
-    counted.update(state.revealed)
-    counted.update(state.duel_offer)
-    return +counted
-
-
 def kinds(events: Iterable[Event]) -> list[str]:
     """The event type names, e.g. ["CardDrawn", "DeckExhausted", ...]."""
     return [event.kind for event in events]

@@ -4,8 +4,9 @@ from collections import Counter
 
 import pytest
 
+from domain.rules.audit import cards_on_table
 from domain.rules.evolve import full_deck
-from tests.builders import every_card, random_game
+from tests.builders import random_game
 
 GAMES = [
     *[pytest.param("rio-grande", n, "digital", id=f"rio-grande-{n}p") for n in (3, 4, 5, 6, 7)],
@@ -19,4 +20,4 @@ GAMES = [
 @pytest.mark.parametrize(("preset", "players", "mode"), GAMES)
 def test_every_card_exists_exactly_once_at_every_step(preset, players, mode):
     for state in random_game(players, preset, mode=mode, seed=11):
-        assert every_card(state) == Counter(full_deck(state.ruleset))
+        assert cards_on_table(state) == Counter(full_deck(state.ruleset))
