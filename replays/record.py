@@ -487,17 +487,7 @@ def _decide_digital(state: GameState, position: int, command: Command) -> list[e
     if not isinstance(command, cmd.Reveal | cmd.Draw):
         return decide(state, command)
     facts = decide(state, type(command)(command.seat))
-    seen = [
-        card
-        for fact in facts
-        for card in (
-            fact.cards
-            if isinstance(fact, ev.CardsRevealed)
-            else [fact.bean]
-            if isinstance(fact, ev.CardDrawn)
-            else []
-        )
-    ]
+    seen = ev.cards_off_the_pile(facts)
     if command.cards is not None and tuple(seen) != tuple(command.cards):
         verb = "reveal" if isinstance(command, cmd.Reveal) else "draw"
         raise RuleViolation(

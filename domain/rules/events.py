@@ -11,6 +11,7 @@ generator: the card drawn, the new order of a reshuffled pile, the coins a harve
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from functools import cache
 from typing import Any, ClassVar
@@ -279,6 +280,17 @@ EVENT_TYPES: dict[str, type[Event]] = {
         CardsOffered,
     )
 }
+
+
+def cards_off_the_pile(facts: Iterable[Event]) -> list[str]:
+    """The cards the facts turned up from the draw pile, in order: revealed and drawn."""
+    cards: list[str] = []
+    for fact in facts:
+        if isinstance(fact, CardsRevealed):
+            cards += fact.cards
+        elif isinstance(fact, CardDrawn):
+            cards.append(fact.bean)
+    return cards
 
 
 @cache

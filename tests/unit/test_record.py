@@ -110,17 +110,7 @@ def test_a_digital_record_carries_the_seed_and_the_deck_top_card_first(game):
 def test_a_record_names_every_card_dealt_revealed_and_drawn(game):
     commands = export_record(game)["commands"]
     named = [card for c in commands if c["type"] in ("reveal", "draw") for card in c["cards"]]
-    seen = [
-        card
-        for fact in game
-        for card in (
-            fact.cards
-            if isinstance(fact, ev.CardsRevealed)
-            else [fact.bean]
-            if isinstance(fact, ev.CardDrawn)
-            else []
-        )
-    ]
+    seen = ev.cards_off_the_pile(game)
 
     assert commands[0] == {"type": "deal", "hands": game[1].hands}
     assert named == seen
