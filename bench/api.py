@@ -32,11 +32,7 @@ import itertools
 import json
 import os
 import secrets
-import signal
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -45,7 +41,6 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -60,11 +55,10 @@ from domain.bots import simulate
 from domain.rules import events as ev
 from domain.rules.commands import Command
 from domain.rules.transcript import commands_from_facts
+from tests.e2e.server import gunicorn
 
-ROOT = Path(__file__).resolve().parents[1]
 PLAYERS = 4
 CLIENTS = 8
-STARTUP_SECONDS = 30.0
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 
 
@@ -95,70 +89,6 @@ class BotGame:
             self.started.seats, start_seat=self.started.start_seat, seed=self.started.seed
         )
         return outcome.game_id
-
-
-# --- gunicorn ------------------------------------------------------------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@contextmanager
-def gunicorn(
-    database_url: str,
-    *options: str,
-    inline_projections: bool = True,
-    app: str = "api.app:create_app()",
-) -> Iterator[str]:
-    """gunicorn serving `app` on a free loopback port; yields its base URL. By default the web
-    process keeps the read models itself, as `bohnanza serve` does."""
-    port = _free_port()
-    env = {
-        **os.environ,
-        "BOHNANZA_DATABASE_URL": database_url,
-        "BOHNANZA_INLINE_PROJECTIONS": "true" if inline_projections else "false",
-    }
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            *options,
-            "--bind",
-            f"127.0.0.1:{port}",
-            app,
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + STARTUP_SECONDS
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"gunicorn exited with status {process.returncode}")
-            try:
-                if httpx.get(f"{base}/api/health", timeout=2.0).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("gunicorn did not become healthy")
-            time.sleep(0.1)
-        yield base
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
 
 
 class HttpGame:
@@ -279,9 +209,8 @@ def _round_trips(game: BotGame) -> tuple[Pass, Pass]:
     to the empty route, each followed by the command directly on a fresh copy of the game."""
     with tempfile.TemporaryDirectory() as tmp:
         served = f"sqlite:///{tmp}/served.sqlite3"
-        options = ("--workers", "1", "--threads", "8")
         with (
-            gunicorn(served, *options, app="bench.api:app_with_floor()") as base,
+            gunicorn(served, "--threads", "8", workers=1, app="bench.api:app_with_floor()") as base,
             httpx.Client(base_url=base, timeout=30.0) as client,
             Bohnanza.from_url(f"sqlite:///{tmp}/direct.sqlite3") as app,
         ):
@@ -398,10 +327,11 @@ def throughput(server_url: str, games: list[BotGame], commands: int, repeats: in
     http_rates: list[float] = []
     raw_rates: list[float] = []
     with postgres_database(server_url) as database:
-        options = ("--workers", "4", "--threads", "4")
         raw_url = new_schema(database, "raw")
         with (
-            gunicorn(new_schema(database, "api"), *options, inline_projections=False) as base,
+            gunicorn(
+                new_schema(database, "api"), "--threads", "4", workers=4, inline_projections=False
+            ) as base,
             Bohnanza.from_url(raw_url, POSTGRES_POOL_SIZE=str(CLIENTS)) as raw,
         ):
             for _ in range(repeats):

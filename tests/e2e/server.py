@@ -1,4 +1,5 @@
-"""A real gunicorn serving `api.app:create_app()` in its own process group, for end-to-end tests."""
+"""A real gunicorn serving the app in its own process group: for the end-to-end tests and the
+HTTP benchmark (bench/api.py)."""
 
 from __future__ import annotations
 
@@ -24,21 +25,33 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+APP = "api.app:create_app()"
+
+
 @contextmanager
 def gunicorn(
-    database_url: str, *, workers: int = 3, log: Path | None = None, warm: bool = True
+    database_url: str,
+    *options: str,
+    workers: int = 3,
+    inline_projections: bool = True,
+    app: str = APP,
+    log: Path | None = None,
+    warm: bool = True,
 ) -> Iterator[str]:
-    """Run gunicorn on a free loopback port until the block ends; yields its base URL once
-    /api/health answers (`warm`) or as soon as it listens (every worker still cold).
+    """Run gunicorn serving `app` on a free loopback port until the block ends; yields its base
+    URL once /api/health answers (`warm`) or as soon as it listens (every worker still cold).
+    `options` go to gunicorn as they are (e.g. "--threads", "8"); `log` takes its output, the
+    access log included.
 
     No --preload: each worker imports the app and builds its services after the fork."""
     port = free_port()
     env = {
         **os.environ,
         "BOHNANZA_DATABASE_URL": database_url,
-        "BOHNANZA_INLINE_PROJECTIONS": "true",
+        "BOHNANZA_INLINE_PROJECTIONS": "true" if inline_projections else "false",
     }
     output = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 (closed below)
+    access_log = ["--access-logfile", "-"] if log else []
     process = subprocess.Popen(
         [
             sys.executable,
@@ -46,13 +59,13 @@ def gunicorn(
             "gunicorn",
             "--workers",
             str(workers),
+            *options,
+            *access_log,
             "--bind",
             f"127.0.0.1:{port}",
-            "--access-logfile",
-            "-",
             "--graceful-timeout",
             "5",
-            "api.app:create_app()",
+            app,
         ],
         cwd=ROOT,
         env=env,
