@@ -20,7 +20,9 @@ USER bohnanza
 ENV BOHNANZA_DATA_DIR=/home/bohnanza/data
 EXPOSE 8000
 
-# Several worker processes, a few threads each. No --preload: every worker imports the app and
+# Several worker processes, a few threads each (gunicorn's gthread worker, keeping a busy
+# connection on its thread: api/worker.py). No --preload: every worker imports the app and
 # builds its application and store connections after the fork (ARCHITECTURE §7, §11).
-CMD ["gunicorn", "--workers", "4", "--worker-class", "gthread", "--threads", "4", \
+CMD ["gunicorn", "--workers", "4", "--worker-class", "api.worker.KeepAliveThreadWorker", \
+     "--threads", "4", \
      "--bind", "0.0.0.0:8000", "--access-logfile", "-", "api.app:create_app()"]

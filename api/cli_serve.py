@@ -13,6 +13,7 @@ from domain.bots import BOTS, Table, play_stored
 
 from .app import create_app
 from .settings import Settings
+from .worker import WORKER_CLASS
 
 DEMO_SEATS = ["Ana", "Ben", "Cleo", "Dan"]
 
@@ -67,7 +68,8 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, no_demo: bool)
     click.echo(f"API docs: {base}/docs   OpenAPI: {base}/openapi.json   (Ctrl-C stops)")
     # The worker gunicorn forks builds its own services (connections, threads) on first use.
     app.extensions["bohnanza"].close()
-    _Server(app, {"bind": f"{host}:{port}", "workers": 1, "threads": threads}).run()
+    options = {"bind": f"{host}:{port}", "workers": 1, "threads": threads}
+    _Server(app, {**options, "worker_class": WORKER_CLASS}).run()
 
 
 class _Server(BaseApplication):

@@ -12,7 +12,9 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from gunicorn.util import load_class
 
+from api.worker import KeepAliveThreadWorker
 from domain.storage import persistence_env
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -132,3 +134,4 @@ def test_the_image_serves_create_app_with_several_gunicorn_workers_built_after_f
     assert command[-1] == "api.app:create_app()"
     assert int(command[command.index("--workers") + 1]) > 1
     assert "--preload" not in command
+    assert load_class(command[command.index("--worker-class") + 1]) is KeepAliveThreadWorker

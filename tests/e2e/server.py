@@ -15,6 +15,8 @@ from pathlib import Path
 
 import httpx
 
+from api.worker import WORKER_CLASS
+
 ROOT = Path(__file__).resolve().parents[2]
 STARTUP_SECONDS = 30.0
 
@@ -35,11 +37,13 @@ def gunicorn(
     workers: int = 3,
     inline_projections: bool = True,
     app: str = APP,
+    worker_class: str = WORKER_CLASS,
     log: Path | None = None,
     warm: bool = True,
 ) -> Iterator[str]:
-    """Run gunicorn serving `app` on a free loopback port until the block ends; yields its base
-    URL once /api/health answers (`warm`) or as soon as it listens (every worker still cold).
+    """Run gunicorn serving `app` on a free loopback port until the block ends, with the
+    service's own worker class unless told otherwise; yields its base URL once /api/health
+    answers (`warm`) or as soon as it listens (every worker still cold).
     `options` go to gunicorn as they are (e.g. "--threads", "8"); `log` takes its output, the
     access log included.
 
@@ -59,6 +63,8 @@ def gunicorn(
             "gunicorn",
             "--workers",
             str(workers),
+            "--worker-class",
+            worker_class,
             *options,
             *access_log,
             "--bind",

@@ -1,0 +1,91 @@
+"""The gunicorn worker the service runs with: gunicorn's threaded worker (gthread), except that a
+kept-alive connection stays with its thread for a moment after an answer.
+
+In gthread, every request on a kept-alive connection crosses two threads: the main thread's
+poller sees the socket become readable and hands the connection to the thread pool; when the
+answer is sent, the connection goes back to the poller through a pipe. A client that sends its
+next request at once (a recorder app uploading a game, a bot, a replay tool stepping through)
+pays both hand-overs, and two thread wake-ups, on every request.
+
+`KeepAliveThreadWorker` lets the thread that answered watch the same socket for up to
+`LINGER_SECONDS` and, if the next request comes, serve it directly. It stops watching as soon as
+another connection could use the thread: when no other thread of the pool is idle, or when a
+connection is waiting for one. So a thread is never kept from other work for longer than one
+`SLICE_SECONDS`, and with a single thread it never lingers at all. Everything else (keep-alive
+limits and timeouts, graceful shutdown, max requests, HTTP/2) is gthread's own.
+
+Run it with `gunicorn --worker-class api.worker.KeepAliveThreadWorker --threads N …`; `bohnanza
+serve` and the Dockerfile do.
+"""
+
+from __future__ import annotations
+
+import select
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from gunicorn.workers.gthread import ThreadWorker
+
+LINGER_SECONDS = 0.01
+"""How long a thread watches its connection for the client's next request."""
+SLICE_SECONDS = 0.001
+"""How often a watching thread checks whether another connection needs it."""
+
+WORKER_CLASS = f"{__name__}.KeepAliveThreadWorker"
+"""The worker's name for gunicorn's `--worker-class`."""
+
+
+class KeepAliveThreadWorker(ThreadWorker):
+    """gthread, with a thread serving its connection's next request itself if it comes soon."""
+
+    def init_process(self) -> None:
+        self._counts = threading.Lock()
+        self._idle = self.cfg.threads
+        """Threads of the pool not serving a connection."""
+        self._waiting = 0
+        """Connections handed to the pool that no thread has taken yet."""
+        super().init_process()
+
+    def enqueue_req(self, conn: Any) -> None:
+        with self._counts:
+            self._waiting += 1
+        super().enqueue_req(conn)
+
+    def handle(self, conn: Any) -> Any:
+        with self._counts:
+            self._waiting -= 1
+            self._idle -= 1
+        try:
+            keep_alive = super().handle(conn)
+            while keep_alive is True and request_follows(conn, self._not_needed_elsewhere):
+                keep_alive = super().handle(conn)
+            return keep_alive
+        finally:
+            with self._counts:
+                self._idle += 1
+
+    def _not_needed_elsewhere(self) -> bool:
+        """Whether the thread can keep watching: the worker runs, another thread of the pool is
+        idle and no connection is waiting for one."""
+        return self.alive and self._idle > 0 and self._waiting == 0
+
+
+def request_follows(conn: Any, free: Callable[[], bool], linger: float = LINGER_SECONDS) -> bool:
+    """Whether gthread's connection `conn` has another request within `linger` seconds. Asks
+    `free()` every `SLICE_SECONDS` whether the thread may keep waiting; False once it may not."""
+    if conn.is_http2:
+        return False
+    if conn.parser.unreader.buf.getvalue():  # the client sent it with the last one
+        return True
+    readable = select.poll()
+    readable.register(conn.sock, select.POLLIN)
+    deadline = time.monotonic() + linger
+    while free():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        if readable.poll(min(left, SLICE_SECONDS) * 1000):
+            return True  # a request, or the client closing: gthread's handle() sees which
+    return False
