@@ -11,7 +11,7 @@ import logging
 from typing import Any
 
 from eventsourcing.persistence import ConnectionUnavailableError, InterfaceError, OperationalError
-from flask import Flask, Response, jsonify
+from flask import Flask, Response, jsonify, request
 from sqlalchemy import exc as sql_errors
 from werkzeug.exceptions import HTTPException
 
@@ -183,8 +183,28 @@ def documented(blueprint: Any, *codes: int) -> Any:
     return decorate
 
 
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+
+
+def refuse_bodies_that_are_not_json() -> None:
+    """Before an API request: a body must be JSON. Without this, a body sent as text or as a
+    form would go unread, and the client would get a 422 for fields it did send."""
+    if request.method not in BODY_METHODS or not request.path.startswith("/api/"):
+        return
+    has_body = bool(request.content_length) or "Transfer-Encoding" in request.headers
+    if has_body and not request.is_json:
+        sent = request.mimetype or "no Content-Type"
+        raise ApiError(
+            415,
+            "unsupported_media_type",
+            f"The request body must be JSON, sent with Content-Type: application/json ({sent}"
+            " was sent).",
+        )
+
+
 def register(app: Flask) -> None:
     """Install the envelope for every error the app can raise."""
+    app.before_request(refuse_bodies_that_are_not_json)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(BohnanzaError, _bohnanza_error)
     app.register_error_handler(ApiError, _api_error)

@@ -41,7 +41,7 @@ blp = Blueprint(
     description="Create games, see them as a seat, the host or the public, and play commands.",
 )
 
-ERRORS = (400, 401, 403, 404, 409, 412, 413, 422)
+ERRORS = (400, 401, 403, 404, 409, 412, 413, 415, 422)
 BEARER = re.compile(r"Bearer\s+(\S+)\Z", re.IGNORECASE)
 VERSION_TAG = re.compile(r'(?:W/)?"?(\d{1,12})"?\Z')
 IDEMPOTENCY_KEY = re.compile(r"[!-~]{1,128}\Z")
@@ -172,7 +172,7 @@ def seat_tokens(names: list[str], issued: IssuedTokens) -> list[dict[str, Any]]:
 @blp.route("/games", methods=["POST"])
 @blp.arguments(schemas.GameCreateSchema())
 @blp.response(201, schemas.GameCreatedSchema)
-@documented(blp, 400, 413, 422)
+@documented(blp, 400, 413, 415, 422)
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
     """Create a game; the answer holds one secret token per seat and one for the host.
 

@@ -64,7 +64,7 @@ def export(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @blp.route("/records", methods=["POST"])
 @blp.arguments(schemas.RecordDocumentSchema)
 @blp.response(201, schemas.ImportedSchema)
-@documented(blp, 400, 413, 422)
+@documented(blp, 400, 413, 415, 422)
 def import_record(document: dict[str, Any]) -> dict[str, Any]:
     """Import a record: every command is decided again by the engine. A legal record becomes a new
     game (with its notes) and tokens for it; an illegal one is refused with its first illegal step
@@ -91,7 +91,7 @@ def import_record(document: dict[str, Any]) -> dict[str, Any]:
 @blp.route("/records/verification", methods=["POST"])
 @blp.arguments(schemas.RecordVerificationSchema)
 @blp.response(200, schemas.ReportSchema)
-@documented(blp, 400, 413, 422)
+@documented(blp, 400, 413, 415, 422)
 def verify_record(body: dict[str, Any]) -> dict[str, Any]:
     """Check an uploaded record under its own ruleset, or under `ruleset` with `options`: the
     verdict, the first illegal step (position, command, RULES section and sentence, the table
@@ -103,7 +103,7 @@ def verify_record(body: dict[str, Any]) -> dict[str, Any]:
 @blp.route("/games/<uuid:game_id>/verification", methods=["POST"])
 @blp.arguments(schemas.VerificationSchema)
 @blp.response(200, schemas.ReportSchema)
-@documented(blp, 400, 403, 404, 413, 422)
+@documented(blp, 400, 403, 404, 413, 415, 422)
 def verify_game(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """Check a stored game under its own ruleset, or under `ruleset` with `options`."""
     _open_record(game_id)

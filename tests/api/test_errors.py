@@ -245,6 +245,62 @@ def test_an_oversize_body_creating_a_game_is_a_413(client: FlaskClient) -> None:
     assert_envelope(response, 413, "payload_too_large")
 
 
+@pytest.mark.parametrize(
+    "content_type", ["text/plain", "application/x-www-form-urlencoded", "application/xml"]
+)
+def test_a_body_that_is_not_sent_as_json_is_a_415_saying_what_to_send(
+    client: FlaskClient, game: CreatedGame, content_type: str
+) -> None:
+    response = client.post(
+        f"{game.url}/commands",
+        data='{"type": "plant", "field": 0}',
+        content_type=content_type,
+        headers=game.seat(0),
+    )
+
+    body = assert_envelope(response, 415, "unsupported_media_type")
+    assert "Content-Type: application/json" in body["message"]
+    assert content_type in body["message"]
+
+
+def test_a_body_without_a_content_type_creating_a_game_is_a_415(client: FlaskClient) -> None:
+    response = client.post("/api/games", data='{"seats": ["Ana", "Ben"]}')
+
+    body = assert_envelope(response, 415, "unsupported_media_type")
+    assert "no Content-Type was sent" in body["message"]
+
+
+def test_a_json_media_type_with_a_suffix_is_read_as_json(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = client.post(
+        f"{game.url}/commands",
+        data='{"type": "plant", "field": 0}',
+        content_type="application/vnd.bohnanza+json",
+        headers=game.seat(0),
+    )
+
+    assert response.status_code == 200, response.get_json()
+
+
+def test_a_command_with_no_body_at_all_is_a_422_naming_the_missing_fields(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = client.post(f"{game.url}/commands", headers=game.seat(0))
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert "type" in body["errors"]["json"]
+
+
+def test_every_operation_taking_a_json_body_documents_the_415(client: FlaskClient) -> None:
+    document = client.get("/openapi.json").get_json()
+
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            if method != "parameters" and "requestBody" in operation:
+                assert "415" in operation["responses"], (method, path)
+
+
 def test_waiting_for_a_position_the_store_has_not_reached_is_a_422(
     client: FlaskClient, game: CreatedGame
 ) -> None:
