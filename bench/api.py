@@ -3,16 +3,16 @@
     .venv/bin/python -m bench.api [--commands 200] [--repeats 3] [--postgres-url URL]
 
 1. Round trip on SQLite: one command over HTTP to a real gunicorn on loopback, configured as
-   `bohnanza serve` runs it (one worker process with threads, one SQLite file, the read models
-   kept in the process), beside the same command through the Application directly (on its own
-   SQLite file). Both replay the same bot game's commands, alternately, on two copies of the
-   game; the client is the standard library's keep-alive `http.client`, so the figure is the
-   server's more than a client library's. Target: ≤ 2× (median against median, the median of
-   `--repeats` games). Then the floor any endpoint pays before its own work: a second pass on
-   the same server sends the same requests to an empty route added to the app (it reads the JSON
-   body and answers `{"ok": true}`), alternating with the commands directly on a fresh copy, so
-   that each request meets the server as the commands did (idle for a millisecond, its caches
-   cooled by the client's work).
+   `bohnanza serve` runs it (one worker process of the service's worker class, with threads; one
+   SQLite file; the read models kept in the process), beside the same command through the
+   Application directly (on its own SQLite file). Both replay the same bot game's commands,
+   alternately, on two copies of the game; the client is the standard library's keep-alive
+   `http.client`, so the figure is the server's more than a client library's. Target: ≤ 2× (median
+   against median, the median of `--repeats` games). Then the floor any endpoint pays before its
+   own work: a second pass on the same server sends the same requests to an empty route added to
+   the app (it reads the JSON body and answers `{"ok": true}`), alternating with the commands
+   directly on a fresh copy, so that each request meets the server as the commands did (idle for a
+   millisecond, its caches cooled by the client's work).
 2. Throughput on PostgreSQL: commands/s from 8 concurrent HTTP clients, each replaying its own
    game, against gunicorn with several workers configured as docker-compose.yml runs the API
    (a separate projector follows the store), beside the store's raw append rate: 8 threads
