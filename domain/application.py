@@ -25,6 +25,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import Environment
 
 from .aggregate import STORED_TYPES, Game, StoredFact
+from .request_keys import AppliedRequest
 from .rules import events as ev
 from .rules.commands import Command
 from .rules.decide import start_game
@@ -80,6 +81,19 @@ class Outcome:
             RecordedFact(first + i, self.recorded_at, fact)  # type: ignore[arg-type]
             for i, fact in enumerate(self.facts)
         ]
+
+
+class AlreadyApplied(Exception):
+    """The command given with this request key was stored already, by an earlier attempt."""
+
+    def __init__(self, game_id: UUID, request_key: str, applied: AppliedRequest) -> None:
+        super().__init__(
+            f"the command with request key {request_key!r} was stored in game {game_id} "
+            f"as versions {applied.first_version}–{applied.last_version}"
+        )
+        self.game_id = game_id
+        self.request_key = request_key
+        self.applied = applied
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,11 +198,20 @@ class Bohnanza(Application):
         return Outcome(game.id, game.version, list(facts), recordings[-1].notification.id)
 
     def execute(
-        self, game_id: UUID, command: Command, *, expected_version: int | None = None
+        self,
+        game_id: UUID,
+        command: Command,
+        *,
+        expected_version: int | None = None,
+        request_key: str | None = None,
     ) -> Outcome:
         """Decide and store `command`. With `expected_version`, a game that has moved on since
-        raises Conflict; without, a concurrent write is retried against the new state."""
+        raises Conflict; without, a concurrent write is retried against the new state. With
+        `request_key`, the command is stored at most once under that key (the key is stored in
+        the same transaction as its events): if an earlier attempt stored it, AlreadyApplied
+        says which versions it stored."""
         for _ in range(COMMAND_RETRIES):
+            self._refuse_if_applied(game_id, request_key)
             game = self.game(game_id)
             if expected_version is not None and game.version != expected_version:
                 raise Conflict(
@@ -198,8 +221,11 @@ class Bohnanza(Application):
             before = game.version
             facts = game.execute(command)
             try:
-                recordings = self.save(game)
+                recordings = self.save(
+                    game, **({"request_key": request_key} if request_key else {})
+                )
             except IntegrityError:
+                self._refuse_if_applied(game_id, request_key)
                 if expected_version is not None:
                     raise Conflict(
                         f"another command was stored first at version {expected_version + 1}",
@@ -209,6 +235,13 @@ class Bohnanza(Application):
             self._snapshot(game_id, before, game.version)
             return _outcome(game, facts, recordings)
         raise Conflict(f"the game kept changing; {COMMAND_RETRIES} attempts failed", None)
+
+    def _refuse_if_applied(self, game_id: UUID, request_key: str | None) -> None:
+        if request_key is None:
+            return
+        applied = self.recorder.applied(game_id, request_key)  # type: ignore[attr-defined]
+        if applied is not None:
+            raise AlreadyApplied(game_id, request_key, applied)
 
     def _snapshot(self, game_id: UUID, before: int, after: int) -> None:
         """Snapshot every SNAPSHOT_INTERVAL-th version this command reached. Best effort: the

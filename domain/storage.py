@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from .request_keys import MEMORY_FACTORY, POSTGRES_RECORDER, SQLITE_RECORDER
 from .rules.errors import BohnanzaError
 
 DATABASE_FILE = "bohnanza.sqlite3"
@@ -33,7 +34,7 @@ def persistence_env(database_url: str) -> dict[str, str]:
     parts = urlsplit(database_url)
     scheme = parts.scheme.lower()
     if scheme == "memory":
-        return {"PERSISTENCE_MODULE": "eventsourcing.popo"}
+        return {"PERSISTENCE_MODULE": MEMORY_FACTORY}
     if scheme == "sqlite":
         path = unquote(parts.path)
         if path.startswith("/"):
@@ -44,6 +45,7 @@ def persistence_env(database_url: str) -> dict[str, str]:
             )
         return {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "APPLICATION_RECORDER_TOPIC": SQLITE_RECORDER,
             "SQLITE_DBNAME": str(Path(path).expanduser()),
             "SQLITE_LOCK_TIMEOUT": "10",
         }
@@ -57,6 +59,7 @@ def persistence_env(database_url: str) -> dict[str, str]:
             raise StorageConfigError(f"the PostgreSQL URL has a bad port: {error}") from None
         return {
             "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "APPLICATION_RECORDER_TOPIC": POSTGRES_RECORDER,
             "POSTGRES_DBNAME": unquote(parts.path.strip("/")),
             "POSTGRES_HOST": parts.hostname or "127.0.0.1",
             "POSTGRES_PORT": str(port),

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import URL, Engine, create_engine, event
 from sqlalchemy.pool import QueuePool
 
+from domain.request_keys import MEMORY_FACTORY
 from domain.storage import persistence_env
 
 SQLITE_BUSY_TIMEOUT_SECONDS = 10
@@ -25,7 +26,7 @@ def projection_engine(database_url: str) -> Engine:
     """The engine for the read models of the store `database_url` names."""
     env = persistence_env(database_url)
     module = env["PERSISTENCE_MODULE"]
-    if module == "eventsourcing.popo":
+    if module == MEMORY_FACTORY:
         # One connection holds the whole in-memory database; a pool of exactly that connection
         # lets threads take turns with proper transactions instead of interleaving on it.
         engine = create_engine(

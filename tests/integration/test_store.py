@@ -20,6 +20,7 @@ from uuid import UUID, uuid4
 
 import pytest
 from eventsourcing.persistence import OperationalError
+from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from domain.application import SNAPSHOT_INTERVAL, Bohnanza, Outcome
 from domain.rules import commands as cmd
@@ -423,6 +424,7 @@ def test_the_game_list_shows_started_and_ended_games_with_scores_and_winners(
 
 POSTGRES_DEFAULTS = {
     "PERSISTENCE_MODULE": "eventsourcing.postgres",
+    "APPLICATION_RECORDER_TOPIC": "domain.request_keys:PostgresRecorder",
     "POSTGRES_HOST": "127.0.0.1",
     "POSTGRES_PORT": "5432",
     "POSTGRES_USER": "postgres",
@@ -435,7 +437,7 @@ POSTGRES_DEFAULTS = {
 }
 
 URL_SETTINGS: list[tuple[str, dict[str, str]]] = [
-    ("memory://", {"PERSISTENCE_MODULE": "eventsourcing.popo"}),
+    ("memory://", {"PERSISTENCE_MODULE": "domain.request_keys:MemoryFactory"}),
     ("sqlite:///games.sqlite3", {"SQLITE_DBNAME": "games.sqlite3"}),
     ("sqlite:///var/data/games.db", {"SQLITE_DBNAME": "var/data/games.db"}),
     ("sqlite:////srv/bohnanza/games.db", {"SQLITE_DBNAME": "/srv/bohnanza/games.db"}),
@@ -488,6 +490,7 @@ def test_a_database_url_maps_to_the_persistence_settings(
     elif url.startswith("sqlite"):
         assert env == {
             "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+            "APPLICATION_RECORDER_TOPIC": "domain.request_keys:SQLiteRecorder",
             "SQLITE_LOCK_TIMEOUT": "10",
             **expected,
         }
@@ -548,4 +551,4 @@ def test_the_process_environment_cannot_redirect_the_store(
     monkeypatch.setenv("BOHNANZA_PERSISTENCE_MODULE", "eventsourcing.popo")
     app = Bohnanza.from_url(f"sqlite:///{tmp_path}/env.sqlite3")
 
-    assert type(app.recorder).__module__ == "eventsourcing.sqlite"
+    assert isinstance(app.recorder, SQLiteApplicationRecorder)
