@@ -28,7 +28,7 @@ from domain.rules.errors import (
 from replays.record import IllegalRecord, RecordError
 
 from .schemas import ErrorSchema
-from .security import KeyInFlight, KeyOutcomeUnknown, KeyReused
+from .security import KeyInFlight, KeyReused
 
 log = logging.getLogger(__name__)
 
@@ -140,8 +140,6 @@ def _bohnanza_error(error: BohnanzaError) -> Response:
             return envelope(422, "idempotency_key_reused", str(error))
         case KeyInFlight():
             return envelope(409, "idempotency_key_in_flight", str(error))
-        case KeyOutcomeUnknown():
-            return envelope(409, "idempotency_key_outcome_unknown", str(error))
     return envelope(400, "bad_request", str(error))
 
 

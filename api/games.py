@@ -14,6 +14,8 @@ from uuid import UUID, uuid4
 from flask import Response, current_app, jsonify, request
 from flask_smorest import Blueprint
 
+from domain.application import AlreadyApplied
+from domain.request_keys import AppliedRequest
 from domain.rules import events as ev
 from domain.rules.commands import Deal, parse_command
 from domain.rules.errors import BohnanzaError, Conflict
@@ -27,6 +29,7 @@ from projections.views import (
     feed_item,
     may_audit,
     render,
+    view_of,
 )
 
 from . import schemas
@@ -360,7 +363,11 @@ def command(body: dict[str, Any], game_id: UUID) -> Response:
         if replay is not None:
             return _answer(replay.status, replay.response, replayed=True)
     try:
-        status, document = 200, _execute(service, game_id, caller, body, expected)
+        status, document = 200, _execute(service, game_id, caller, body, expected, key)
+    except AlreadyApplied as already:  # a retry after the first request's server stopped
+        status, document = 200, _stored_answer(service, game_id, caller, already.applied)
+        service.idempotency.finish(game_id, already.request_key, status, document)
+        return _answer(status, document, replayed=True)
     except (ApiError, BohnanzaError) as error:
         if key is None:
             raise
@@ -398,6 +405,7 @@ def _execute(
     caller: Caller,
     body: dict[str, Any],
     expected: int | None,
+    key: str | None,
 ) -> dict[str, Any]:
     if caller.role == HOST:
         _authorize_host(service.views.view(game_id, HOST_VIEWER)[0], body)
@@ -405,7 +413,7 @@ def _execute(
         _authorize_seat(caller, body)
     command = parse_command(body)
     try:
-        outcome = service.app.execute(game_id, command, expected_version=expected)
+        outcome = service.app.execute(game_id, command, expected_version=expected, request_key=key)
     except Conflict as conflict:
         if expected is None:
             raise
@@ -414,7 +422,7 @@ def _execute(
         ) from None
     current = service.views.record(game_id, outcome)
     service.after_write()
-    viewer = HOST_VIEWER if caller.role == HOST else Viewer.of_seat(caller.seat or 0)
+    viewer = _commanding_viewer(caller)
     first = outcome.version - len(outcome.facts) + 1
     started = service.views.started(game_id)
     return {
@@ -425,6 +433,34 @@ def _execute(
             feed_item(first + i, fact, viewer, started) for i, fact in enumerate(outcome.facts)
         ],
         "view": _document(game_id, viewer, refresh=not current),
+    }
+
+
+def _commanding_viewer(caller: Caller) -> Viewer:
+    return HOST_VIEWER if caller.role == HOST else Viewer.of_seat(caller.seat or 0)
+
+
+def _stored_answer(
+    service: Services, game_id: UUID, caller: Caller, applied: AppliedRequest
+) -> dict[str, Any]:
+    """The answer a command's first request would have given, rebuilt from the facts it stored
+    (that request's server stopped before answering): the same events and the caller's view at
+    the same version. Its `position` is the store's latest, which is at or after the command's
+    own, so reading one's writes with it still works."""
+    viewer = _commanding_viewer(caller)
+    facts = service.views.facts(game_id)
+    started = facts[0].fact
+    assert isinstance(started, ev.GameStarted)
+    view = view_of((recorded.fact for recorded in facts[: applied.last_version]), viewer)
+    return {
+        "game_id": str(game_id),
+        "version": applied.last_version,
+        "position": service.app.position(),
+        "events": [
+            feed_item(recorded.version, recorded.fact, viewer, started)
+            for recorded in facts[applied.first_version - 1 : applied.last_version]
+        ],
+        "view": {**render(view, viewer), "version": applied.last_version},
     }
 
 

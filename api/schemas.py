@@ -114,9 +114,10 @@ COMMAND_HEADERS = [
         "required": False,
         "description": "Makes a retry safe: the same key and body get the first answer again "
         "(with `Idempotent-Replayed: true`) and store nothing new; the same key with another "
-        "body is refused (422), and while the first request runs, 409 (`idempotency_key_in_flight`; "
-        "`idempotency_key_outcome_unknown` once it has gone unanswered for minutes: its server "
-        "stopped, so read the game's events before sending the command again with a new key).",
+        "body is refused (422), and while the first request runs, 409 (`idempotency_key_in_flight`). "
+        "The key is stored with the command's events, so even a retry after the server stopped "
+        "mid-request stores the command at most once: after two minutes unanswered, the retry "
+        "gets the answer rebuilt from what was stored, or the command runs then.",
         "schema": {"type": "string", "pattern": "^[!-~]{1,128}$"},
     },
 ]

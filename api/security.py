@@ -138,7 +138,10 @@ class TokenStore:
 
 IN_FLIGHT_LIMIT = timedelta(minutes=2)
 """A request still unanswered after this long is not running any more: its process stopped
-between claiming the key and recording the answer (no request takes a fraction of this)."""
+between claiming the key and recording the answer (no request takes a fraction of this). A retry
+then runs the command again under the same key, which the event store keeps with the command's
+events (domain/request_keys.py): if the first run stored it, the store says so and the answer is
+rebuilt from what it stored; if not, the command runs now, once."""
 
 
 class IdempotencyError(BohnanzaError):
@@ -151,11 +154,6 @@ class KeyReused(IdempotencyError):
 
 class KeyInFlight(IdempotencyError):
     """The first request with this key has not finished yet."""
-
-
-class KeyOutcomeUnknown(IdempotencyError):
-    """The first request with this key began long ago and never recorded its answer: the
-    process serving it stopped, before or after storing its command."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,16 +202,26 @@ class IdempotencyStore:
                 f"Idempotency-Key {key!r} was already used for a different request in this game"
             )
         if row.status is None:
-            if datetime.now(UTC) - row.created_at > IN_FLIGHT_LIMIT:
-                raise KeyOutcomeUnknown(
-                    f"the request with Idempotency-Key {key!r} began at "
-                    f"{row.created_at:%Y-%m-%d %H:%M:%S} UTC and never recorded its answer (the "
-                    "process serving it stopped); whether its command was stored is unknown. "
-                    "Read the game's events, and send the command again with a new key if it "
-                    "is not there."
-                )
+            stopped = datetime.now(UTC) - row.created_at > IN_FLIGHT_LIMIT
+            if stopped and self._take_over(game_id, key, row.created_at):
+                return None  # run it again: see IN_FLIGHT_LIMIT
             raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")
         return Replay(row.status, row.response)
+
+    def _take_over(self, game_id: UUID, key: str, claimed_at: datetime) -> bool:
+        """Claim the key anew for this request, unless another retry did first."""
+        with self.engine.begin() as connection:
+            taken = connection.execute(
+                update(idempotency)
+                .where(
+                    idempotency.c.game_id == game_id,
+                    idempotency.c.key == key,
+                    idempotency.c.status.is_(None),
+                    idempotency.c.created_at == claimed_at,
+                )
+                .values(created_at=datetime.now(UTC))
+            )
+        return taken.rowcount == 1
 
     def finish(self, game_id: UUID, key: str, status: int, response: dict[str, Any]) -> None:
         with self.engine.begin() as connection:

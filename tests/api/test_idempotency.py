@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 
@@ -16,8 +17,18 @@ from sqlalchemy import update
 
 from api import tables
 from api.security import IN_FLIGHT_LIMIT
+from domain.rules.commands import parse_command
 
+from .conftest import web_app
 from .support import CreatedGame, assert_envelope, command, create_game, version_of
+
+
+@pytest.fixture
+def web(database_url: str) -> Iterator[Flask]:
+    """The web application on an empty store of each kind: the event store keeps request keys
+    itself, with the events (domain/request_keys.py), on each."""
+    with web_app(database_url) as app:
+        yield app
 
 
 def stored_events(web: Flask, game: CreatedGame) -> int:
@@ -123,19 +134,68 @@ def test_a_key_still_being_processed_is_a_409(
     assert stored_events(web, game) == 2
 
 
-def test_a_key_whose_first_request_never_answered_is_a_409_saying_the_outcome_is_unknown(
-    web: Flask, client: FlaskClient, game: CreatedGame
-) -> None:
-    claim_for_seat_0(web, game, "orphan")
+def as_if_its_server_stopped_long_ago(web: Flask) -> None:
+    """Date every claim back beyond the in-flight limit, as if its request's server had stopped."""
     long_ago = datetime.now(UTC) - IN_FLIGHT_LIMIT - timedelta(seconds=1)
     with web.extensions["bohnanza"].get().engine.begin() as connection:
         connection.execute(update(tables.idempotency).values(created_at=long_ago))
 
-    response = command(client, game, game.seat(0, Idempotency_Key="orphan"), **PLANT)
 
-    answer = assert_envelope(response, 409, "idempotency_key_outcome_unknown")
-    assert "never recorded its answer" in answer["message"]
-    assert "with a new key" in answer["message"]
+def test_a_retry_after_the_server_stopped_having_stored_the_command_gets_its_answer_rebuilt(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    claim_for_seat_0(web, game, "stored-then-stopped")
+    services = web.extensions["bohnanza"].get()
+    game_id = uuid.UUID(game.id)
+    stored = services.app.execute(game_id, parse_command(PLANT), request_key="stored-then-stopped")
+    as_if_its_server_stopped_long_ago(web)
+    headers = game.seat(0, Idempotency_Key="stored-then-stopped")
+
+    retry = command(client, game, headers, **PLANT)
+
+    answer = retry.get_json()
+    assert retry.status_code == 200, answer
+    assert retry.headers["Idempotent-Replayed"] == "true"
+    assert answer["version"] == stored.version == 3
+    assert [item["type"] for item in answer["events"]] == [fact.kind for fact in stored.facts]
+    assert answer["view"] == client.get(f"{game.url}/view", headers=game.seat(0)).get_json()
+    assert answer["position"] >= stored.position
+    assert stored_events(web, game) == 3
+    assert command(client, game, headers, **PLANT).get_json() == answer
+
+
+def test_a_retry_after_the_server_stopped_before_storing_the_command_stores_it_once(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    claim_for_seat_0(web, game, "stopped-before")
+    as_if_its_server_stopped_long_ago(web)
+    headers = game.seat(0, Idempotency_Key="stopped-before")
+
+    retry = command(client, game, headers, **PLANT)
+    again = command(client, game, headers, **PLANT)
+
+    assert retry.status_code == 200, retry.get_json()
+    assert "Idempotent-Replayed" not in retry.headers
+    assert retry.get_json()["version"] == 3
+    assert again.get_json() == retry.get_json()
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert stored_events(web, game) == 3
+
+
+def test_of_two_retries_after_the_server_stopped_one_runs_the_command(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    claim_for_seat_0(web, game, "two-retries")
+    as_if_its_server_stopped_long_ago(web)
+    services = web.extensions["bohnanza"].get()
+    caller = services.tokens.resolve(uuid.UUID(game.id), game.seat_tokens[0])
+    request = {"command": PLANT, "expected_version": None}
+    first = services.idempotency.begin(uuid.UUID(game.id), "two-retries", caller, request)
+
+    second = command(client, game, game.seat(0, Idempotency_Key="two-retries"), **PLANT)
+
+    assert first is None  # the first retry took the key over; the second finds it in flight
+    assert_envelope(second, 409, "idempotency_key_in_flight")
     assert stored_events(web, game) == 2
 
 
