@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
 from eventsourcing.persistence import PersistenceError
@@ -60,6 +61,9 @@ class LazyServices:
                 return Services(
                     self._config["DATABASE_URL"],
                     inline_projections=self._config["INLINE_PROJECTIONS"],
+                    in_flight_limit=timedelta(
+                        seconds=self._config["IDEMPOTENCY_IN_FLIGHT_SECONDS"]
+                    ),
                 )
             except (PersistenceError, DBAPIError):
                 if attempt == BUILD_ATTEMPTS:
@@ -82,6 +86,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         DATABASE_URL=settings.database_url,
         INLINE_PROJECTIONS=settings.inline_projections,
         AUDITOR_TOKEN=settings.auditor_token,
+        IDEMPOTENCY_IN_FLIGHT_SECONDS=settings.idempotency_in_flight_seconds,
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         API_TITLE="Bohnanza records",
         API_VERSION="1",

@@ -116,7 +116,7 @@ COMMAND_HEADERS = [
         "(with `Idempotent-Replayed: true`) and store nothing new; the same key with another "
         "body is refused (422), and while the first request runs, 409 (`idempotency_key_in_flight`). "
         "The key is stored with the command's events, so even a retry after the server stopped "
-        "mid-request stores the command at most once: after two minutes unanswered, the retry "
+        "mid-request stores the command at most once: after 30 seconds unanswered, the retry "
         "gets the answer rebuilt from what was stored, or the command runs then.",
         "schema": {"type": "string", "pattern": "^[!-~]{1,128}$"},
     },

@@ -136,12 +136,14 @@ class TokenStore:
         return caller
 
 
-IN_FLIGHT_LIMIT = timedelta(minutes=2)
-"""A request still unanswered after this long is not running any more: its process stopped
-between claiming the key and recording the answer (no request takes a fraction of this). A retry
-then runs the command again under the same key, which the event store keeps with the command's
-events (domain/request_keys.py): if the first run stored it, the store says so and the answer is
-rebuilt from what it stored; if not, the command runs now, once."""
+IN_FLIGHT_LIMIT = timedelta(seconds=30)
+"""A request still unanswered after this long (the default of the setting
+`BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS`) has most likely stopped: its process died between
+claiming the key and recording the answer. A retry then runs the command again under the same key,
+which the event store keeps with the command's events (domain/request_keys.py): if the first run
+stored it, the store says so and the answer is rebuilt from what it stored; if not, the command
+runs now. Either way it is stored at most once, even if the first request was only slow: the limit
+decides how soon a retry may try, not whether a command can be stored twice."""
 
 
 class IdempotencyError(BohnanzaError):
@@ -169,8 +171,9 @@ def request_digest(request: Any) -> str:
 class IdempotencyStore:
     """One answer per (game, Idempotency-Key): the first request runs, retries get its answer."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, in_flight_limit: timedelta = IN_FLIGHT_LIMIT) -> None:
         self.engine = engine
+        self.in_flight_limit = in_flight_limit
 
     def begin(self, game_id: UUID, key: str, caller: Caller, request: Any) -> Replay | None:
         """Claim the key for this request; the stored answer if it was already given."""
@@ -202,7 +205,7 @@ class IdempotencyStore:
                 f"Idempotency-Key {key!r} was already used for a different request in this game"
             )
         if row.status is None:
-            stopped = datetime.now(UTC) - row.created_at > IN_FLIGHT_LIMIT
+            stopped = datetime.now(UTC) - row.created_at > self.in_flight_limit
             if stopped and self._take_over(game_id, key, row.created_at):
                 return None  # run it again: see IN_FLIGHT_LIMIT
             raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")

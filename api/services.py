@@ -11,6 +11,7 @@ import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from datetime import timedelta
 from uuid import UUID
 
 from domain.application import Bohnanza, Outcome, RecordedFact
@@ -22,7 +23,7 @@ from projections.views import Viewer, ViewFold
 from replays.steps import Replay
 
 from . import tables
-from .security import IdempotencyStore, TokenStore
+from .security import IN_FLIGHT_LIMIT, IdempotencyStore, TokenStore
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +113,13 @@ class GameViews:
 class Services:
     """Everything a request needs, for one process."""
 
-    def __init__(self, database_url: str, *, inline_projections: bool) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        *,
+        inline_projections: bool,
+        in_flight_limit: timedelta = IN_FLIGHT_LIMIT,
+    ) -> None:
         self.database_url = database_url
         self.app = Bohnanza.from_url(database_url)
         self.engine = projection_engine(database_url)
@@ -124,7 +131,7 @@ class Services:
             self.app.close()
             raise
         self.tokens = TokenStore(self.engine)
-        self.idempotency = IdempotencyStore(self.engine)
+        self.idempotency = IdempotencyStore(self.engine, in_flight_limit)
         self.views = GameViews(self.app)
         self.inline_projections = inline_projections
         self._catching_up = threading.Lock()

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from domain.storage import default_database_url
 
+from .security import IN_FLIGHT_LIMIT
+
 TRUE = {"1", "true", "yes", "y", "on"}
 
 
@@ -24,6 +26,10 @@ class Settings:
     separate `bohnanza projections follow` runs."""
     auditor_token: str | None = None
     """`BOHNANZA_AUDITOR_TOKEN`: a secret that grants the auditor's view of running games."""
+    idempotency_in_flight_seconds: float = IN_FLIGHT_LIMIT.total_seconds()
+    """`BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS`: how long a command's first request with an
+    Idempotency-Key counts as running; a retry within it gets 409, a retry after it runs the
+    command again under the key (stored at most once: see api/security.py)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -36,4 +42,21 @@ class Settings:
             data_dir=data_dir,
             inline_projections=inline,
             auditor_token=environ.get("BOHNANZA_AUDITOR_TOKEN") or None,
+            idempotency_in_flight_seconds=_seconds(
+                environ, "BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS", IN_FLIGHT_LIMIT.total_seconds()
+            ),
         )
+
+
+def _seconds(environ: Mapping[str, str], name: str, default: float) -> float:
+    """A positive number of seconds from the environment; a clear error for anything else."""
+    text = environ.get(name)
+    if not text:
+        return default
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < float("inf"):
+        raise ValueError(f"{name} must be a positive number of seconds, not {text!r}")
+    return seconds

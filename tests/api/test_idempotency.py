@@ -16,7 +16,6 @@ from flask.testing import FlaskClient
 from sqlalchemy import update
 
 from api import tables
-from api.security import IN_FLIGHT_LIMIT
 from domain.rules.commands import parse_command
 
 from .conftest import web_app
@@ -136,7 +135,8 @@ def test_a_key_still_being_processed_is_a_409(
 
 def as_if_its_server_stopped_long_ago(web: Flask) -> None:
     """Date every claim back beyond the in-flight limit, as if its request's server had stopped."""
-    long_ago = datetime.now(UTC) - IN_FLIGHT_LIMIT - timedelta(seconds=1)
+    limit = web.extensions["bohnanza"].get().idempotency.in_flight_limit
+    long_ago = datetime.now(UTC) - limit - timedelta(seconds=1)
     with web.extensions["bohnanza"].get().engine.begin() as connection:
         connection.execute(update(tables.idempotency).values(created_at=long_ago))
 
