@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -40,19 +40,21 @@ def gunicorn(
     worker_class: str = WORKER_CLASS,
     log: Path | None = None,
     warm: bool = True,
+    env: Mapping[str, str] | None = None,
 ) -> Iterator[str]:
     """Run gunicorn serving `app` on a free loopback port until the block ends, with the
     service's own worker class unless told otherwise; yields its base URL once /api/health
     answers (`warm`) or as soon as it listens (every worker still cold).
     `options` go to gunicorn as they are (e.g. "--threads", "8"); `log` takes its output, the
-    access log included.
+    access log included; `env` adds to the environment the app sees.
 
     No --preload: each worker imports the app and builds its services after the fork."""
     port = free_port()
-    env = {
+    environment = {
         **os.environ,
         "BOHNANZA_DATABASE_URL": database_url,
         "BOHNANZA_INLINE_PROJECTIONS": "true" if inline_projections else "false",
+        **(env or {}),
     }
     output = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 (closed below)
     access_log = ["--access-logfile", "-"] if log else []
@@ -74,7 +76,7 @@ def gunicorn(
             app,
         ],
         cwd=ROOT,
-        env=env,
+        env=environment,
         stdout=output,
         stderr=subprocess.STDOUT,
         start_new_session=True,
