@@ -100,6 +100,11 @@ class PostgresRecorder(PostgresApplicationRecorder):
     def __init__(
         self, datastore: PostgresDatastore, *, events_table_name: str = "stored_events"
     ) -> None:
+        if datastore.enable_db_functions:
+            raise ValueError(
+                "request keys are stored by the recorder's _insert_events hook, which "
+                "POSTGRES_ENABLE_DB_FUNCTIONS=y bypasses; leave that setting off"
+            )
         super().__init__(datastore, events_table_name=events_table_name)
         self.request_keys_table_name = f"{events_table_name}_request_keys"
         self.check_identifier_length(self.request_keys_table_name)

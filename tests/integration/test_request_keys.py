@@ -10,6 +10,7 @@ from eventsourcing.persistence import IntegrityError, StoredEvent
 
 from domain.application import AlreadyApplied, Bohnanza, Outcome
 from domain.request_keys import AppliedRequest
+from tests.conftest import PostgresTestDatabase
 
 from .test_store import (
     SEATS,
@@ -101,3 +102,13 @@ def test_another_application_on_the_same_store_knows_the_key(shared_database_url
         second.execute(game_id, harvest, request_key="before-a-crash")
 
     assert again.value.applied.last_version == stored.version
+
+
+@pytest.mark.postgres
+def test_postgres_functions_that_would_bypass_the_keys_are_refused(
+    postgres_database: PostgresTestDatabase,
+) -> None:
+    url = postgres_database.new_store_url()
+
+    with pytest.raises(ValueError, match="POSTGRES_ENABLE_DB_FUNCTIONS"):
+        Bohnanza.from_url(url, POSTGRES_ENABLE_DB_FUNCTIONS="y")
