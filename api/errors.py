@@ -76,17 +76,24 @@ def envelope(
     return response
 
 
-_HTTP_CODES = {
+HTTP_CODES = {
     400: "bad_request",
+    403: "forbidden",
     404: "not_found",
     405: "method_not_allowed",
     406: "not_acceptable",
     413: "payload_too_large",
+    414: "uri_too_long",
     415: "unsupported_media_type",
+    417: "expectation_failed",
     422: "validation_error",
     429: "too_many_requests",
+    431: "request_header_fields_too_large",
+    500: "internal_error",
+    501: "not_implemented",
     503: "unavailable",
 }
+"""The envelope's `code` for an HTTP status the web framework or the server itself answers."""
 
 
 def _http_error(error: HTTPException) -> Response:
@@ -102,7 +109,11 @@ def _http_error(error: HTTPException) -> Response:
         message = "The request body is too large."
     if status == 400 and "Invalid JSON" in str(errors):
         message = "The request body is not valid JSON."
-    return envelope(status, _HTTP_CODES.get(status, "http_error"), message, errors)
+    response = envelope(status, HTTP_CODES.get(status, "http_error"), message, errors)
+    for name, value in error.get_headers():  # e.g. the methods a 405 allows
+        if name.lower() != "content-type":
+            response.headers[name] = value
+    return response
 
 
 def _bohnanza_error(error: BohnanzaError) -> Response:

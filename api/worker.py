@@ -14,19 +14,27 @@ connection is waiting for one. So a thread is never kept from other work for lon
 `SLICE_SECONDS`, and with a single thread it never lingers at all. Everything else (keep-alive
 limits and timeouts, graceful shutdown, max requests, HTTP/2) is gthread's own.
 
+It also answers the errors gunicorn answers itself, before the app sees a request (a request
+that is not HTTP, a URL or headers over gunicorn's limits), in the service's JSON error envelope
+rather than gunicorn's HTML page, so that every error a client can get has the same form.
+
 Run it with `gunicorn --worker-class api.worker.KeepAliveThreadWorker --threads N …`; `bohnanza
 serve` and the Dockerfile do.
 """
 
 from __future__ import annotations
 
+import json
 import select
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from gunicorn import util
 from gunicorn.workers.gthread import ThreadWorker
+
+from .errors import HTTP_CODES
 
 LINGER_SECONDS = 0.01
 """How long a thread watches its connection for the client's next request."""
@@ -66,6 +74,19 @@ class KeepAliveThreadWorker(ThreadWorker):
             with self._counts:
                 self._idle += 1
 
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        """gunicorn's own error answer (it decides the status and logs), sent as the service's
+        JSON error envelope instead of an HTML page."""
+        page = _ErrorPage()
+        super().handle_error(req, page, addr, exc)
+        if not page.sent:
+            return
+        _, status, reason = page.sent.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
+        try:
+            util.write_nonblock(client, error_answer(int(status), reason, exc))
+        except Exception:
+            self.log.debug("Failed to send error message.")
+
     def _not_needed_elsewhere(self) -> bool:
         """Whether the thread can keep watching: the worker runs, another thread of the pool is
         idle and no connection is waiting for one."""
@@ -89,3 +110,48 @@ def request_follows(conn: Any, free: Callable[[], bool], linger: float = LINGER_
         if readable.poll(min(left, SLICE_SECONDS) * 1000):
             return True  # a request, or the client closing: gthread's handle() sees which
     return False
+
+
+SERVER_ERROR_MESSAGES = {
+    400: "The request is not valid HTTP",
+    414: "The request's URL is too long",
+    431: "The request's headers are too large",
+    500: "Something went wrong on our side; it has been logged.",
+}
+DETAIL_LIMIT = 200
+"""At most this much of gunicorn's own description of a bad request goes into the message."""
+
+
+def error_answer(status: int, reason: str, exc: BaseException) -> bytes:
+    """A whole HTTP response carrying the error envelope, for an error gunicorn answers itself;
+    the connection closes after it, as after gunicorn's own error page."""
+    message = SERVER_ERROR_MESSAGES.get(status, reason)
+    detail = str(exc)[:DETAIL_LIMIT]
+    if status < 500 and detail:
+        message = f"{message}: {detail}"
+    body = json.dumps(
+        {
+            "code": HTTP_CODES.get(status, "http_error"),
+            "status": status,
+            "message": message,
+            "errors": {},
+        }
+    ).encode()
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    return head.encode("latin-1") + body
+
+
+class _ErrorPage:
+    """Stands in for the client's socket while gunicorn writes its error page, and keeps it."""
+
+    def __init__(self) -> None:
+        self.sent = b""
+
+    def gettimeout(self) -> float:
+        return 0.0
+
+    def sendall(self, data: bytes) -> None:
+        self.sent += data

@@ -226,6 +226,12 @@ def test_a_wrong_method_is_a_405_envelope(client: FlaskClient, game: CreatedGame
     assert_envelope(client.delete(game.url), 405, "method_not_allowed")
 
 
+def test_a_405_names_the_methods_the_path_allows(client: FlaskClient, game: CreatedGame) -> None:
+    response = client.delete(f"{game.url}/commands")
+
+    assert set(response.headers["Allow"].split(", ")) == {"POST", "OPTIONS"}
+
+
 def test_an_oversize_body_is_a_413(client: FlaskClient, game: CreatedGame) -> None:
     padding = "x" * MAX_BODY_BYTES
     response = client.post(

@@ -4,8 +4,11 @@ kept-alive connection never keep a request on another connection from being answ
 from __future__ import annotations
 
 import http.client
+import json
+import socket
 import threading
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -63,3 +66,44 @@ def test_a_client_that_hangs_up_after_its_answer_leaves_the_worker_serving(two_t
         hanging_up.close()
 
     assert ask(http.client.HTTPConnection(*two_threads, timeout=10), "/still") == "/still"
+
+
+def raw_exchange(server: tuple[str, int], request: bytes) -> tuple[int, dict[str, str], Any]:
+    """Send bytes as they are (no client library would send these) and read the answer."""
+    with socket.create_connection(server, timeout=10) as connection:
+        connection.sendall(request)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status_line, *header_lines = head.decode("latin-1").split("\r\n")
+    headers = dict(line.split(": ", 1) for line in header_lines)
+    return int(status_line.split(" ")[1]), headers, json.loads(body)
+
+
+@pytest.mark.parametrize(
+    ("request_bytes", "status", "code"),
+    [
+        (b"GET /" + b"a" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri_too_long"),
+        (
+            b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n",
+            431,
+            "request_header_fields_too_large",
+        ),
+        (b"NOT HTTP AT ALL\r\n\r\n", 400, "bad_request"),
+        (b"GET / HTTP/9.9\r\nHost: x\r\n\r\n", 400, "bad_request"),
+    ],
+    ids=["url-too-long", "headers-too-large", "not-http", "unknown-http-version"],
+)
+def test_errors_gunicorn_answers_itself_come_in_the_json_envelope(
+    two_threads: tuple[str, int], request_bytes: bytes, status: int, code: str
+) -> None:
+    answered, headers, body = raw_exchange(two_threads, request_bytes)
+
+    assert answered == status
+    assert headers["Content-Type"] == "application/json"
+    assert headers["Connection"] == "close"
+    assert body["code"] == code
+    assert body["status"] == status
+    assert body["errors"] == {}
+    assert body["message"]
