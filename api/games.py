@@ -29,6 +29,7 @@ from projections.views import (
     feed_item,
     may_audit,
     render,
+    render_result,
     view_of,
 )
 
@@ -139,7 +140,6 @@ def _summary(game_id: UUID) -> dict[str, Any]:
     state, version = services().views.view(game_id, PUBLIC_VIEWER)
     first = facts[0].fact
     assert isinstance(first, ev.GameStarted)
-    result = state.result
     return {
         "game_id": game_id,
         "ruleset": state.ruleset.preset,
@@ -153,14 +153,7 @@ def _summary(game_id: UUID) -> dict[str, Any]:
         "active_seat": state.active,
         "version": version,
         "started_at": facts[0].recorded_at,
-        "result": None
-        if result is None
-        else {
-            "scores": list(result.scores),
-            "hand_sizes": list(result.hand_sizes),
-            "winners": list(result.winners),
-            "decided_by": result.decided_by,
-        },
+        "result": render_result(state.result),
     }
 
 
@@ -280,15 +273,25 @@ def game_view(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @blp.doc(security=SEAT_TOKEN)
 @documented(blp, 401, 403, 404)
 def legal(game_id: UUID) -> dict[str, Any]:
-    """The caller's legal commands now (a seat's token)."""
-    services().views.started(game_id)
+    """The caller's legal commands now: a seat's, or with the host's token in a tabletop game,
+    every seat's (the host acts for any seat) and the cards the table is waiting for (`chance`:
+    the deal, the revealed cards, the cards drawn)."""
+    started = services().views.started(game_id)
     caller = caller_for(game_id)
     if caller is None:
         raise unauthorized("legal commands belong to a seat: send that seat's token")
-    if caller.seat is None:
-        raise forbidden("legal commands belong to a seat; the host has none of its own")
-    document = _document(game_id, Viewer.of_seat(caller.seat))
-    return document.get("legal") or {"commands": [], "offer": None}
+    if caller.role == HOST:
+        if started.mode != TABLETOP:
+            raise forbidden("in digital games only a seat's own token can give commands")
+        viewer = HOST_VIEWER
+    else:
+        assert caller.seat is not None
+        viewer = Viewer.of_seat(caller.seat)
+    return _document(game_id, viewer).get("legal") or {
+        "commands": [],
+        "offer": None,
+        "chance": None,
+    }
 
 
 def _expected_version(body: dict[str, Any]) -> int | None:

@@ -269,9 +269,32 @@ class OfferRangeSchema(Schema):
     wants = fields.List(fields.String(), required=True)
 
 
+class ChanceStepSchema(Schema):
+    """The cards a tabletop game is waiting for: send a command of this type with this many cards."""
+
+    type = fields.String(
+        required=True,
+        validate=validate.OneOf(["deal", "reveal", "draw"]),
+        metadata={"example": "reveal"},
+    )
+    seat = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "Whose step (none for the deal)"}
+    )
+    count = fields.Integer(
+        required=True,
+        metadata={"description": "Cards to name (the deal: every seat's hand in all)"},
+    )
+
+
 class LegalSchema(Schema):
     commands = fields.List(fields.Dict(), required=True)
     offer = fields.Nested(OfferRangeSchema, required=True, allow_none=True)
+    chance = fields.Nested(
+        ChanceStepSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "Tabletop games: the cards the table is waiting for, if any"},
+    )
 
 
 class PileSchema(Schema):

@@ -25,10 +25,10 @@ from typing import Any
 
 from domain.rules import events as ev
 from domain.rules.evolve import evolve, fold
-from domain.rules.legal import legal_commands
+from domain.rules.legal import Legal, host_legal_commands, legal_commands
 from domain.rules.notation import describe
 from domain.rules.rulesets import Ruleset
-from domain.rules.state import TABLETOP, UNKNOWN, GameState, Offer, Player
+from domain.rules.state import TABLETOP, UNKNOWN, GameState, Offer, Player, Result
 
 SEAT = "seat"
 PUBLIC = "public"
@@ -220,14 +220,7 @@ def render(view: GameState, viewer: Viewer) -> dict[str, Any]:
         "exhaustions": view.exhaustions,
         "game_ends_on_exhaustion": rules.end_on_exhaustion,
         "end_triggered": view.end_triggered,
-        "result": None
-        if view.result is None
-        else {
-            "scores": list(view.result.scores),
-            "hand_sizes": list(view.result.hand_sizes),
-            "winners": list(view.result.winners),
-            "decided_by": view.result.decided_by,
-        },
+        "result": render_result(view.result),
     }
     if rules.discard_pile_browsable or over or _sees_everything(viewer, view.mode):
         document["discard_pile"]["cards"] = list(view.discard_pile)
@@ -235,20 +228,43 @@ def render(view: GameState, viewer: Viewer) -> dict[str, Any]:
         document["draw_pile"]["cards"] = list(view.draw_pile)
         document["seed"] = view.seed
     if viewer.kind == SEAT and viewer.seat is not None and not over:
-        legal = legal_commands(view, viewer.seat)
-        document["legal"] = {
-            "commands": [command.to_dict() for command in legal.commands],
-            "offer": None
-            if legal.offer is None
-            else {
-                "to": list(legal.offer.to),
-                "hand": list(legal.offer.hand),
-                "revealed": list(legal.offer.revealed),
-                "trade_area": list(legal.offer.trade_area),
-                "wants": list(legal.offer.wants),
-            },
-        }
+        document["legal"] = render_legal(legal_commands(view, viewer.seat))
+    elif viewer.kind == HOST and view.mode == TABLETOP and not over:
+        document["legal"] = render_legal(host_legal_commands(view))
     return document
+
+
+def render_result(result: Result | None) -> dict[str, Any] | None:
+    """A game's result as JSON (None while it runs)."""
+    if result is None:
+        return None
+    return {
+        "scores": list(result.scores),
+        "hand_sizes": list(result.hand_sizes),
+        "winners": list(result.winners),
+        "decided_by": result.decided_by,
+    }
+
+
+def render_legal(legal: Legal) -> dict[str, Any]:
+    """Legal commands as JSON: the commands, the range of offers, and the cards a tabletop game is
+    waiting for (`chance`: the command type, the seat, how many cards)."""
+    offer, chance = legal.offer, legal.chance
+    return {
+        "commands": [command.to_dict() for command in legal.commands],
+        "offer": None
+        if offer is None
+        else {
+            "to": list(offer.to),
+            "hand": list(offer.hand),
+            "revealed": list(offer.revealed),
+            "trade_area": list(offer.trade_area),
+            "wants": list(offer.wants),
+        },
+        "chance": None
+        if chance is None
+        else {"type": chance.kind, "seat": chance.seat, "count": chance.count},
+    }
 
 
 def _render_seat(view: GameState, seat: int, player: Player, viewer: Viewer) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from .errors import (
 )
 from .events import Event
 from .evolve import evolve, fold
-from .legal import Legal, chance_step, legal_commands
+from .legal import Legal, chance_step, host_legal_commands, legal_commands
 from .rulesets import Ruleset, resolve_ruleset
 from .state import GameState, Phase
 
@@ -37,6 +37,7 @@ __all__ = [
     "decide",
     "evolve",
     "fold",
+    "host_legal_commands",
     "legal_commands",
     "parse_command",
     "resolve_ruleset",

@@ -55,6 +55,18 @@ class Legal:
         return bool(self.commands or self.offer or self.chance)
 
 
+def host_legal_commands(state: GameState) -> Legal:
+    """Everything the host of a tabletop game may enter now: each seat's commands (the host acts
+    for any seat) and the chance step the table is waiting for. Offers are each seat's own
+    (`legal_commands(state, seat).offer`)."""
+    if state.mode == DIGITAL or state.phase is Phase.ENDED:
+        return Legal(())
+    commands = tuple(
+        command for seat in range(len(state.players)) for command in legal_commands(state, seat)
+    )
+    return Legal(commands, None, chance_step(state))
+
+
 def chance_step(state: GameState) -> ChanceStep | None:
     """The tabletop chance step the game is waiting for, if any (None in digital games)."""
     if state.mode == DIGITAL:

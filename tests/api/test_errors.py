@@ -178,12 +178,13 @@ def test_acting_for_another_seat_is_a_403(client: FlaskClient, game: CreatedGame
     assert_envelope(response, 403, "forbidden")
 
 
-def test_the_host_asking_for_legal_commands_is_a_403(
+def test_the_host_of_a_digital_game_asking_for_legal_commands_is_a_403(
     client: FlaskClient, game: CreatedGame
 ) -> None:
     response = client.get(f"{game.url}/legal", headers=game.host())
 
-    assert_envelope(response, 403, "forbidden")
+    body = assert_envelope(response, 403, "forbidden")
+    assert "digital" in body["message"]
 
 
 def test_legal_commands_without_a_token_are_a_401(client: FlaskClient, game: CreatedGame) -> None:

@@ -93,6 +93,45 @@ def test_the_host_reveals_the_cards_seen_for_the_active_seat(
     assert response.get_json()["view"]["revealed"] == ["soy", "red"]
 
 
+def legal_for(client: FlaskClient, game: CreatedGame, headers: dict[str, str]) -> dict:
+    response = client.get(f"{game.url}/legal", headers=headers)
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()
+
+
+def test_the_host_is_told_the_table_waits_for_the_deal(
+    client: FlaskClient, table: CreatedGame
+) -> None:
+    legal = legal_for(client, table, table.host())
+
+    assert legal == {
+        "commands": [],
+        "offer": None,
+        "chance": {"type": "deal", "seat": None, "count": 15},
+    }
+
+
+def test_the_host_may_enter_every_seats_commands(client: FlaskClient, dealt: CreatedGame) -> None:
+    host = legal_for(client, dealt, dealt.host())
+    seats = [legal_for(client, dealt, dealt.seat(seat))["commands"] for seat in range(3)]
+
+    assert host["commands"] == seats[0] + seats[1] + seats[2]
+    assert {command["type"] for command in host["commands"]} == {"plant"}
+    assert host["chance"] is None
+
+
+def test_the_host_and_the_active_seat_are_told_how_many_cards_to_reveal(
+    client: FlaskClient, dealt: CreatedGame
+) -> None:
+    command(client, dealt, dealt.seat(0), type="plant", field=0)
+
+    host = legal_for(client, dealt, dealt.host())
+    seat = legal_for(client, dealt, dealt.seat(0))
+
+    assert host["chance"] == seat["chance"] == {"type": "reveal", "seat": 0, "count": 2}
+    assert legal_for(client, dealt, dealt.seat(1))["chance"] is None
+
+
 def test_a_card_that_cannot_be_in_the_pile_is_refused(
     client: FlaskClient, dealt: CreatedGame
 ) -> None:
