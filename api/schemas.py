@@ -284,6 +284,12 @@ class ChanceStepSchema(Schema):
         required=True,
         metadata={"description": "Cards to name (the deal: every seat's hand in all)"},
     )
+    hands = fields.List(
+        fields.Integer(),
+        required=True,
+        allow_none=True,
+        metadata={"description": "The deal: how many cards each seat is dealt, by seat"},
+    )
 
 
 class LegalSchema(Schema):

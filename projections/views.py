@@ -248,7 +248,8 @@ def render_result(result: Result | None) -> dict[str, Any] | None:
 
 def render_legal(legal: Legal) -> dict[str, Any]:
     """Legal commands as JSON: the commands, the range of offers, and the cards a tabletop game is
-    waiting for (`chance`: the command type, the seat, how many cards)."""
+    waiting for (`chance`: the command type, the seat, how many cards; for the deal, how many
+    each seat is dealt)."""
     offer, chance = legal.offer, legal.chance
     return {
         "commands": [command.to_dict() for command in legal.commands],
@@ -263,7 +264,12 @@ def render_legal(legal: Legal) -> dict[str, Any]:
         },
         "chance": None
         if chance is None
-        else {"type": chance.kind, "seat": chance.seat, "count": chance.count},
+        else {
+            "type": chance.kind,
+            "seat": chance.seat,
+            "count": chance.count,
+            "hands": None if chance.hands is None else list(chance.hands),
+        },
     }
 
 

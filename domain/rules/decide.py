@@ -344,35 +344,23 @@ def _draw_cards(
         raise MalformedCommand(f"tabletop games name the cards: {what} needs 'cards'")
     if s.mode == DIGITAL and named is not None:
         raise MalformedCommand("digital games draw from the shuffled deck; do not name 'cards'")
-    taken = 0
-    batch: list[str] = []
-    while taken < owed:
-        if not _ensure_card(d):
-            break
-        pile = d.state.draw_pile
+
+    def pick(pile: tuple[str, ...], batch: list[str], taken: int) -> str:
         if named is None:
-            bean = pile[len(batch)]
-        else:
-            if taken >= len(named):
-                raise RuleViolation(
-                    "10.1",
-                    f"{s.name(seat)} must {what} {owed} cards; {len(named)} "
-                    f"{'was' if len(named) == 1 else 'were'} named",
-                )
-            bean = named[taken]
-            short = pile_shortfall(d.state, bean, Counter(batch))
-            if short is not None:
-                raise RuleViolation("4.4", f"{s.name(seat)} cannot {what} a {label(bean)}: {short}")
-        batch.append(bean)
-        taken += 1
-        if len(batch) == len(pile):
-            emit_batch(batch)
-            batch = []
-            _exhaust(d)
-            if d.state.end_triggered:
-                break
-    if batch:
-        emit_batch(batch)
+            return pile[len(batch)]
+        if taken >= len(named):
+            raise RuleViolation(
+                "10.1",
+                f"{s.name(seat)} must {what} {owed} cards; {len(named)} "
+                f"{'was' if len(named) == 1 else 'were'} named",
+            )
+        bean = named[taken]
+        short = pile_shortfall(d.state, bean, Counter(batch))
+        if short is not None:
+            raise RuleViolation("4.4", f"{s.name(seat)} cannot {what} a {label(bean)}: {short}")
+        return bean
+
+    taken = _take(d, owed, pick, emit_batch)
     if named is not None and len(named) != taken and taken == owed:
         raise RuleViolation("10.1", f"{s.name(seat)} must {what} {owed} cards, not {len(named)}")
     if named is not None and len(named) != taken:
@@ -383,6 +371,46 @@ def _draw_cards(
     if taken < owed and not d.state.end_triggered:
         d.emit(ev.DrawFailed(seat, what))  # failed-draw house rule (RULES §12.1 H3)
         _end_game(d)
+
+
+def _take(
+    d: _Decision,
+    owed: int,
+    pick: Callable[[tuple[str, ...], list[str], int], str],
+    emit_batch: Callable[[list[str]], None],
+) -> int:
+    """The draw itself: up to `owed` cards, each chosen by `pick(pile, batch, taken)`, passed to
+    `emit_batch` between exhaustions; how many were taken (fewer if the game ends on the way)."""
+    taken = 0
+    batch: list[str] = []
+    while taken < owed:
+        if not _ensure_card(d):
+            break
+        pile = d.state.draw_pile
+        batch.append(pick(pile, batch, taken))
+        taken += 1
+        if len(batch) == len(pile):
+            emit_batch(batch)
+            batch = []
+            _exhaust(d)
+            if d.state.end_triggered:
+                break
+    if batch:
+        emit_batch(batch)
+    return taken
+
+
+def drawable(state: GameState, owed: int) -> int:
+    """How many of `owed` cards the active seat's reveal or draw takes now: `owed`, unless the
+    game ends on the way (RULES §10). The draw's own steps, on a scratch copy of the table, taking
+    whatever the pile holds: only how many cards there are decides when it runs out."""
+    d = _Decision(state)
+
+    def emit(batch: list[str]) -> None:
+        for bean in batch:
+            d.emit(ev.CardDrawn(state.active, bean))
+
+    return _take(d, owed, lambda pile, batch, _: pile[len(batch)], emit)
 
 
 def _reveal(d: _Decision, c: cmd.Reveal) -> None:

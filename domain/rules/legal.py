@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from . import commands as cmd
+from .decide import drawable
 from .state import DIGITAL, GameState, Offer, Phase
 from .table import buy_field_blocker, harvestable_fields, plant_targets, protection_blocker
 
@@ -37,6 +38,8 @@ class ChanceStep:
     """"deal", "reveal" or "draw"."""
     seat: int | None
     count: int
+    hands: tuple[int, ...] | None = None
+    """The deal: how many cards each seat is dealt, by seat (they add up to `count`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +76,14 @@ def chance_step(state: GameState) -> ChanceStep | None:
         return None
     rules = state.ruleset
     if state.phase is Phase.DEAL:
-        return ChanceStep("deal", None, sum(rules.deal))
+        players = len(state.players)
+        hands = tuple(rules.deal[(seat - state.start_seat) % players] for seat in range(players))
+        return ChanceStep("deal", None, sum(hands), hands)
     player = state.players[state.active]
     if state.phase is Phase.PLANT and (state.planted or not player.hand):
-        return ChanceStep("reveal", state.active, rules.reveal)
+        return ChanceStep("reveal", state.active, drawable(state, rules.reveal))
     if state.phase is Phase.DRAW:
-        return ChanceStep("draw", state.active, rules.draw)
+        return ChanceStep("draw", state.active, drawable(state, rules.draw))
     return None
 
 

@@ -107,7 +107,7 @@ def test_the_host_is_told_the_table_waits_for_the_deal(
     assert legal == {
         "commands": [],
         "offer": None,
-        "chance": {"type": "deal", "seat": None, "count": 15},
+        "chance": {"type": "deal", "seat": None, "count": 15, "hands": [5, 5, 5]},
     }
 
 
@@ -128,7 +128,9 @@ def test_the_host_and_the_active_seat_are_told_how_many_cards_to_reveal(
     host = legal_for(client, dealt, dealt.host())
     seat = legal_for(client, dealt, dealt.seat(0))
 
-    assert host["chance"] == seat["chance"] == {"type": "reveal", "seat": 0, "count": 2}
+    assert (
+        host["chance"] == seat["chance"] == {"type": "reveal", "seat": 0, "count": 2, "hands": None}
+    )
     assert legal_for(client, dealt, dealt.seat(1))["chance"] is None
 
 

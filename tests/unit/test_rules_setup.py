@@ -8,6 +8,8 @@ from domain.rules import (
     InvalidRuleset,
     MalformedCommand,
     Phase,
+    chance_step,
+    fold,
     resolve_ruleset,
     start_game,
 )
@@ -15,6 +17,8 @@ from domain.rules.beans import BEANS
 from domain.rules.commands import Deal, Harvest
 from domain.rules.events import CardsDealt, GameStarted
 from domain.rules.evolve import full_deck
+from domain.rules.legal import ChanceStep
+from domain.rules.state import TABLETOP
 from tests.builders import NAMES, cards, rejection, run, start
 
 ALL_BUT_COCOA = cards("coffee wax blue chili stink green soy black-eyed red garden")
@@ -275,3 +279,13 @@ def test_nothing_can_be_harvested_before_the_deal():
     assert rejection(state, Harvest(0, 0)) == (
         "RULES §3.4 (dealing): the cards have not been dealt yet"
     )
+
+
+def test_a_table_is_told_how_many_cards_each_seat_is_dealt_from_the_start_seat_on() -> None:
+    ruleset = resolve_ruleset("rio-grande", 7)
+    state = fold(start_game(ruleset, [f"P{i}" for i in range(7)], start_seat=2, mode=TABLETOP))
+
+    step = chance_step(state)
+
+    assert ruleset.deal == (3, 4, 5, 6, 6, 6, 6)
+    assert step == ChanceStep("deal", None, 36, (6, 6, 3, 4, 5, 6, 6))

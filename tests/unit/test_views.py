@@ -7,9 +7,13 @@ import pytest
 
 from domain.bots import simulate
 from domain.rules import events as ev
+from domain.rules.commands import Draw, Reveal
+from domain.rules.decide import decide, start_game
 from domain.rules.evolve import evolve, fold
-from domain.rules.legal import legal_commands
+from domain.rules.legal import ChanceStep, chance_step, legal_commands
+from domain.rules.rulesets import Ruleset
 from domain.rules.state import TABLETOP, UNKNOWN, GameState
+from domain.rules.transcript import commands_from_facts
 from projections.views import (
     AUDITOR_VIEWER,
     HOST_VIEWER,
@@ -196,3 +200,42 @@ def test_a_feed_item_tells_a_seat_its_own_drawn_card_and_others_only_that_a_card
     others = {item["summary"] for item in drawn if item["event"]["seat"] != 0}
     assert all(not line.endswith("draws a card") for line in own)
     assert all(line.endswith("draws a card") for line in others)
+
+
+# --- what a table is waiting for -----------------------------------------------------------------
+
+PILE_ENDINGS = [
+    {},
+    {"end_trigger": "failed-draw"},
+    {"reshuffle": "on-next-draw"},
+    {"empty_reshuffle": "end-game"},
+]
+"""The ways a draw pile can run out and end a game (RULES §10, §12.1)."""
+
+
+@pytest.mark.parametrize("options", PILE_ENDINGS, ids=lambda o: ",".join(o) or "default")
+@pytest.mark.parametrize(("preset", "players"), CONFIGS)
+def test_a_table_is_asked_for_exactly_the_cards_each_reveal_and_draw_takes(
+    preset: str, players: int, options: dict[str, object]
+) -> None:
+    facts = simulate(preset, players, bot="random", seed=players, options=options)
+    first = facts[0]
+    assert isinstance(first, ev.GameStarted)
+    table = start_game(
+        Ruleset.from_dict(first.ruleset), first.seats, start_seat=first.start_seat, mode=TABLETOP
+    )
+    state = fold(table)
+    asked = 0
+    for command in commands_from_facts(facts, tabletop=True):
+        if isinstance(command, Reveal | Draw):
+            step = ChanceStep(command.type, command.seat, len(command.cards or ()))
+            seat_view = view_of(table, Viewer.of_seat(command.seat))
+            assert chance_step(state) == step
+            assert chance_step(view_of(table, HOST_VIEWER)) == step
+            assert legal_commands(seat_view, command.seat).chance == step
+            asked += 1
+        new = decide(state, command)
+        table += new
+        state = fold(new, state)
+    assert asked > 0
+    assert state.is_over
