@@ -394,7 +394,8 @@ function addBean(bean) {
     render();
   } else if (mode === "reveal" || mode === "draw") {
     state.buffer.push(bean);
-    const owed = mode === "reveal" ? state.ruleset.reveal : state.ruleset.draw;
+    // The table's chance step says how many cards come off the pile (fewer when the game ends).
+    const owed = state.view.legal?.chance?.count ?? (mode === "reveal" ? state.ruleset.reveal : state.ruleset.draw);
     if (state.buffer.length >= owed) submitCards();
     else render();
   } else if (mode === "wants") {
