@@ -135,7 +135,8 @@ def error_answer(status: int, reason: str, exc: BaseException) -> bytes:
             "status": status,
             "message": message,
             "errors": {},
-        }
+        },
+        separators=(",", ":"),
     ).encode()
     head = (
         f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
