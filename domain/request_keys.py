@@ -4,7 +4,7 @@ the same key is applied once, whatever happened to the process that stored it fi
 The API lets clients send commands with an `Idempotency-Key`. Its answer is kept elsewhere (the
 API's own table), after the command is stored; a process that stops between the two would leave
 the key's outcome unknown. So the key is also written here, by the event store's own recorder, in
-the very transaction that inserts the command's events (the `_insert_events` hook, which
+the very transaction that inserts the command's events (the recorder's insert hooks, which
 `Application.save(game, request_key=…)` reaches with the key): one row per (game, key) under a
 unique constraint, with the command's first and last version. Either both are stored or neither.
 A second attempt with the key fails on that constraint, and `applied` tells which versions the
@@ -102,7 +102,7 @@ class PostgresRecorder(PostgresApplicationRecorder):
     ) -> None:
         if datastore.enable_db_functions:
             raise ValueError(
-                "request keys are stored by the recorder's _insert_events hook, which "
+                "request keys are stored by the recorder's own insert, which "
                 "POSTGRES_ENABLE_DB_FUNCTIONS=y bypasses; leave that setting off"
             )
         super().__init__(datastore, events_table_name=events_table_name)
@@ -130,7 +130,7 @@ class PostgresRecorder(PostgresApplicationRecorder):
             "WHERE originator_id = %s AND request_key = %s"
         ).format(**table)
 
-    def _insert_events(
+    def _insert_stored_events(
         self,
         curs: Any,
         stored_events: Sequence[StoredEvent],
@@ -138,17 +138,24 @@ class PostgresRecorder(PostgresApplicationRecorder):
         request_key: str | None = None,
         **kwargs: Any,
     ) -> None:
-        super()._insert_events(curs, stored_events, **kwargs)
+        # After the events, which takes the events' table lock first, so two attempts with one key
+        # queue for it instead of deadlocking; and inside the recorder's error handling, so that
+        # a key used before fails with IntegrityError just as a version used before does. The
+        # pipeline is synced first: had the events' insert failed, a statement sent after it
+        # would only report "pipeline aborted" and hide that failure. (Written from the
+        # `_insert_events` hook, before the events, a used key sometimes surfaced that way too.)
+        super()._insert_stored_events(curs, stored_events, **kwargs)
         if request_key is not None and stored_events:
-            # The events' table lock first, as inserting the events takes it anyway: two
-            # attempts with one key then queue for it instead of deadlocking (each holding what
-            # the other waits for: the key's row and the table).
-            self._lock_table(curs)
             game_id, applied = _applied(stored_events)
-            curs.execute(
-                self.insert_request_key_statement,
-                (game_id, request_key, applied.first_version, applied.last_version),
-            )
+            connection = curs.connection
+            with connection.pipeline() as pipeline:
+                pipeline.sync()
+                with connection.cursor() as key_curs:
+                    key_curs.execute(
+                        self.insert_request_key_statement,
+                        (game_id, request_key, applied.first_version, applied.last_version),
+                        prepare=False,  # a statement prepared in an aborted pipeline is lost
+                    )
 
     def applied(self, originator_id: UUID, request_key: str) -> AppliedRequest | None:
         """The versions the command sent with this key stored in this game, if it was."""
