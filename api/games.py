@@ -14,11 +14,12 @@ from uuid import UUID, uuid4
 from flask import Response, current_app, jsonify, request
 from flask_smorest import Blueprint
 
-from domain.application import AlreadyApplied
+from domain.application import AlreadyApplied, RecordedFact
 from domain.request_keys import AppliedRequest
 from domain.rules import events as ev
 from domain.rules.commands import Deal, parse_command
 from domain.rules.errors import BohnanzaError, Conflict
+from domain.rules.legal import Legal
 from domain.rules.state import TABLETOP, GameState
 from projections import queries
 from projections.views import (
@@ -29,8 +30,8 @@ from projections.views import (
     feed_item,
     may_audit,
     render,
+    render_legal,
     render_result,
-    view_of,
 )
 
 from . import schemas
@@ -132,6 +133,10 @@ def wait_for_read_models(position: int | None) -> None:
 
 def _document(game_id: UUID, viewer: Viewer, *, refresh: bool = True) -> dict[str, Any]:
     view, version = services().views.view(game_id, viewer, refresh=refresh)
+    return _view_document(view, viewer, version)
+
+
+def _view_document(view: GameState, viewer: Viewer, version: int) -> dict[str, Any]:
     return {**render(view, viewer), "version": version}
 
 
@@ -287,11 +292,7 @@ def legal(game_id: UUID) -> dict[str, Any]:
     else:
         assert caller.seat is not None
         viewer = Viewer.of_seat(caller.seat)
-    return _document(game_id, viewer).get("legal") or {
-        "commands": [],
-        "offer": None,
-        "chance": None,
-    }
+    return _document(game_id, viewer).get("legal") or render_legal(Legal(()))
 
 
 def _expected_version(body: dict[str, Any]) -> int | None:
@@ -426,21 +427,31 @@ def _execute(
     current = service.views.record(game_id, outcome)
     service.after_write()
     viewer = _commanding_viewer(caller)
-    first = outcome.version - len(outcome.facts) + 1
-    started = service.views.started(game_id)
-    return {
-        "game_id": str(game_id),
-        "version": outcome.version,
-        "position": outcome.position,
-        "events": [
-            feed_item(first + i, fact, viewer, started) for i, fact in enumerate(outcome.facts)
-        ],
-        "view": _document(game_id, viewer, refresh=not current),
-    }
+    view = _document(game_id, viewer, refresh=not current)
+    return _command_answer(game_id, outcome.position, outcome.recorded(), viewer, view)
 
 
 def _commanding_viewer(caller: Caller) -> Viewer:
     return HOST_VIEWER if caller.role == HOST else Viewer.of_seat(caller.seat or 0)
+
+
+def _command_answer(
+    game_id: UUID,
+    position: int | None,
+    recorded: list[RecordedFact],
+    viewer: Viewer,
+    view: dict[str, Any],
+) -> dict[str, Any]:
+    """A command's answer: the game's new version and position, the command's facts as the
+    caller saw them, and the caller's view (`view`, at that version)."""
+    started = services().views.started(game_id)
+    return {
+        "game_id": str(game_id),
+        "version": view["version"],
+        "position": position,
+        "events": [feed_item(fact.version, fact.fact, viewer, started) for fact in recorded],
+        "view": view,
+    }
 
 
 def _stored_answer(
@@ -451,20 +462,10 @@ def _stored_answer(
     the same version. Its `position` is the store's latest, which is at or after the command's
     own, so reading one's writes with it still works."""
     viewer = _commanding_viewer(caller)
-    facts = service.views.facts(game_id)
-    started = facts[0].fact
-    assert isinstance(started, ev.GameStarted)
-    view = view_of((recorded.fact for recorded in facts[: applied.last_version]), viewer)
-    return {
-        "game_id": str(game_id),
-        "version": applied.last_version,
-        "position": service.app.position(),
-        "events": [
-            feed_item(recorded.version, recorded.fact, viewer, started)
-            for recorded in facts[applied.first_version - 1 : applied.last_version]
-        ],
-        "view": {**render(view, viewer), "version": applied.last_version},
-    }
+    facts = service.views.facts(game_id)[applied.first_version - 1 : applied.last_version]
+    at = service.views.replay(game_id).view_at(applied.last_version, viewer)
+    view = _view_document(at, viewer, applied.last_version)
+    return _command_answer(game_id, service.app.position(), facts, viewer, view)
 
 
 @blp.route("/games/<uuid:game_id>/events", methods=["GET"])

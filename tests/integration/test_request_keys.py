@@ -49,14 +49,18 @@ def test_the_key_is_honoured_even_when_the_game_has_moved_on_since(app: Bohnanza
 
 
 def test_one_key_may_be_used_once_in_each_game(app: Bohnanza) -> None:
-    one = app.start_game(SEATS, seed=1)
-    other = app.start_game(SEATS, seed=1)
     game_id, harvest, _ = game_where_two_seats_can_harvest(app)
+    other = app.start_game(SEATS, seed=1)
+    first = other.facts[0]
+    assert isinstance(first, ev.GameStarted)
 
     app.execute(game_id, harvest, request_key="same")
+    stored = app.execute(other.game_id, Plant(first.start_seat, 0), request_key="same")
 
-    assert app.recorder.applied(one.game_id, "same") is None
-    assert app.recorder.applied(other.game_id, "same") is None
+    assert app.recorder.applied(other.game_id, "same") == AppliedRequest(
+        stored.version, stored.version
+    )
+    assert app.recorder.applied(game_id, "same") != app.recorder.applied(other.game_id, "same")
 
 
 def test_of_two_threads_racing_with_one_key_exactly_one_stores_the_command(
