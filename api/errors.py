@@ -175,16 +175,22 @@ def error_response(error: ApiError | BohnanzaError) -> Response:
     return _bohnanza_error(error)
 
 
-def documented(blueprint: Any, *codes: int) -> Any:
-    """Decorator: document the error envelope for these statuses on an endpoint, and for 503
-    (the store unavailable), which any endpoint that reads the store may answer."""
+SERVER_REFUSALS = (400, 414, 431)
+"""What the server answers itself, before the app sees the request (api/worker.py), on any
+operation: a request that is not HTTP, a URL or headers over the server's limits."""
+
+
+def documented(blueprint: Any, *codes: int, store: bool = True) -> Any:
+    """Decorator: document the error envelope for these statuses on an endpoint, for the
+    server's own refusals (`SERVER_REFUSALS`), which any endpoint may answer, and (unless it
+    never reads the `store`) for 503, the store unavailable."""
 
     def decorate(view: Any) -> Any:
         # flask-smorest documents an alternative response by wrapping the view in a function
         # that only passes the call on; keep the documentation and drop the wrappers, which
         # cost a context lookup each on every request.
         wrapped = view
-        for code in (*codes, 503):
+        for code in sorted({*codes, *SERVER_REFUSALS, *([503] if store else [])}):
             wrapped = blueprint.alt_response(code, schema=ErrorSchema, description="Error")(wrapped)
         view._apidoc = wrapped._apidoc
         return view

@@ -28,6 +28,7 @@ def health() -> dict[str, Any]:
 
 @blp.route("/rulesets", methods=["GET"])
 @blp.response(200, schemas.RulesetsSchema)
+@documented(blp, store=False)
 def rulesets() -> dict[str, Any]:
     """Every preset and option a game may be created with (the engine's own data)."""
     return {

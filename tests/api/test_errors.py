@@ -308,6 +308,17 @@ def test_every_operation_taking_a_json_body_documents_the_415(client: FlaskClien
                 assert "415" in operation["responses"], (method, path)
 
 
+def test_every_operation_documents_what_the_server_refuses_before_the_app_sees_it(
+    client: FlaskClient,
+) -> None:
+    document = client.get("/openapi.json").get_json()
+
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            if method != "parameters":
+                assert {"400", "414", "431"} <= set(operation["responses"]), (method, path)
+
+
 def test_waiting_for_a_position_the_store_has_not_reached_is_a_422(
     client: FlaskClient, game: CreatedGame
 ) -> None:
