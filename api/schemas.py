@@ -262,6 +262,10 @@ class OfferViewSchema(Schema):
 
 
 class OfferRangeSchema(Schema):
+    """The offers `seat` may make now: to these seats, any non-empty mix of these hand positions
+    and cards, for any of `wants`."""
+
+    seat = fields.Integer(required=True, metadata={"description": "The seat that would offer"})
     to = fields.List(fields.Integer(), required=True)
     hand = fields.List(fields.Integer(), required=True)
     revealed = fields.List(fields.String(), required=True)
@@ -294,7 +298,20 @@ class ChanceStepSchema(Schema):
 
 class LegalSchema(Schema):
     commands = fields.List(fields.Dict(), required=True)
-    offer = fields.Nested(OfferRangeSchema, required=True, allow_none=True)
+    offer = fields.Nested(
+        OfferRangeSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The caller's own offer range, if it may offer now"},
+    )
+    offers = fields.List(
+        fields.Nested(OfferRangeSchema),
+        required=True,
+        metadata={
+            "description": "Every offer range the caller may enter: a seat's own; for the host "
+            "of a tabletop game, each seat's"
+        },
+    )
     chance = fields.Nested(
         ChanceStepSchema,
         required=True,

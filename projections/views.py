@@ -25,7 +25,7 @@ from typing import Any
 
 from domain.rules import events as ev
 from domain.rules.evolve import evolve, fold
-from domain.rules.legal import Legal, host_legal_commands, legal_commands
+from domain.rules.legal import Legal, OfferRange, host_legal_commands, legal_commands
 from domain.rules.notation import describe
 from domain.rules.rulesets import Ruleset
 from domain.rules.state import TABLETOP, UNKNOWN, GameState, Offer, Player, Result
@@ -234,6 +234,17 @@ def render(view: GameState, viewer: Viewer) -> dict[str, Any]:
     return document
 
 
+def _render_offer_range(offer: OfferRange) -> dict[str, Any]:
+    return {
+        "seat": offer.seat,
+        "to": list(offer.to),
+        "hand": list(offer.hand),
+        "revealed": list(offer.revealed),
+        "trade_area": list(offer.trade_area),
+        "wants": list(offer.wants),
+    }
+
+
 def render_result(result: Result | None) -> dict[str, Any] | None:
     """A game's result as JSON (None while it runs)."""
     if result is None:
@@ -247,21 +258,15 @@ def render_result(result: Result | None) -> dict[str, Any] | None:
 
 
 def render_legal(legal: Legal) -> dict[str, Any]:
-    """Legal commands as JSON: the commands, the range of offers, and the cards a tabletop game is
-    waiting for (`chance`: the command type, the seat, how many cards; for the deal, how many
+    """Legal commands as JSON: the commands, the range of offers (`offer`: a seat's own;
+    `offers`: every range the caller may enter, by proposing seat), and the cards a tabletop game
+    is waiting for (`chance`: the command type, the seat, how many cards; for the deal, how many
     each seat is dealt)."""
-    offer, chance = legal.offer, legal.chance
+    chance = legal.chance
     return {
         "commands": [command.to_dict() for command in legal.commands],
-        "offer": None
-        if offer is None
-        else {
-            "to": list(offer.to),
-            "hand": list(offer.hand),
-            "revealed": list(offer.revealed),
-            "trade_area": list(offer.trade_area),
-            "wants": list(offer.wants),
-        },
+        "offer": None if legal.offer is None else _render_offer_range(legal.offer),
+        "offers": [_render_offer_range(offer) for offer in legal.offers],
         "chance": None
         if chance is None
         else {

@@ -1,8 +1,9 @@
 """legal_commands(state, seat): what a seat may do now, for bots, user interfaces and tests.
 
 Every listed command is accepted by `decide`. Trade offers cannot be listed one by one (any cards
-for any beans), so `Legal.offer` describes their range instead; tabletop chance steps (the cards
-seen on a reveal or a draw) are described by `Legal.chance`.
+for any beans), so `Legal.offer` describes their range instead (and `Legal.offers` each seat's, for
+the host of a tabletop game); tabletop chance steps (the cards seen on a reveal or a draw) are
+described by `Legal.chance`.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from .table import buy_field_blocker, harvestable_fields, plant_targets, protect
 
 @dataclass(frozen=True, slots=True)
 class OfferRange:
-    """The offers a seat may make now: to these seats, any non-empty mix of these cards, for any
+    """The offers `seat` may make now: to these seats, any non-empty mix of these cards, for any
     beans in play."""
 
+    seat: int
     to: tuple[int, ...]
     hand: tuple[int, ...]
     revealed: tuple[str, ...]
@@ -46,7 +48,11 @@ class ChanceStep:
 class Legal:
     commands: tuple[cmd.Command, ...]
     offer: OfferRange | None = None
+    """A seat's own offer range."""
     chance: ChanceStep | None = None
+    offers: tuple[OfferRange, ...] = ()
+    """Every offer range the caller may enter: a seat's own (as `offer`); for the host of a
+    tabletop game, each seat's that may offer now."""
 
     def __iter__(self) -> Iterator[cmd.Command]:
         return iter(self.commands)
@@ -55,19 +61,18 @@ class Legal:
         return len(self.commands)
 
     def __bool__(self) -> bool:
-        return bool(self.commands or self.offer or self.chance)
+        return bool(self.commands or self.offers or self.chance)
 
 
 def host_legal_commands(state: GameState) -> Legal:
-    """Everything the host of a tabletop game may enter now: each seat's commands (the host acts
-    for any seat) and the chance step the table is waiting for. Offers are each seat's own
-    (`legal_commands(state, seat).offer`)."""
+    """Everything the host of a tabletop game may enter now: each seat's commands and offer
+    range (the host acts for any seat), and the chance step the table is waiting for."""
     if state.mode == DIGITAL or state.phase is Phase.ENDED:
         return Legal(())
-    commands = tuple(
-        command for seat in range(len(state.players)) for command in legal_commands(state, seat)
-    )
-    return Legal(commands, None, chance_step(state))
+    seats = [legal_commands(state, seat) for seat in range(len(state.players))]
+    commands = tuple(command for legal in seats for command in legal)
+    offers = tuple(offer for legal in seats for offer in legal.offers)
+    return Legal(commands, None, chance_step(state), offers)
 
 
 def chance_step(state: GameState) -> ChanceStep | None:
@@ -135,7 +140,7 @@ def legal_commands(state: GameState, seat: int) -> Legal:
             commands.append(cmd.Draw(seat))
         else:
             chance = chance_step(state)
-    return Legal(tuple(commands), offer, chance)
+    return Legal(tuple(commands), offer, chance, () if offer is None else (offer,))
 
 
 def _distinct(cards: tuple[str, ...]) -> list[str]:
@@ -162,6 +167,7 @@ def _offer_range(state: GameState, seat: int) -> OfferRange:
     others = tuple(other for other in range(len(state.players)) if other != seat)
     player = state.players[seat]
     return OfferRange(
+        seat=seat,
         to=others if active else (state.active,),
         hand=tuple(range(len(player.hand))),
         revealed=state.revealed if active else (),

@@ -193,11 +193,13 @@ def test_the_legal_endpoint_lists_the_seats_commands(
             {"type": "plant", "seat": 0, "field": field, "bean": None} for field in range(3)
         ],
         "offer": None,
+        "offers": [],
         "chance": None,
     }
     assert client.get(f"{game.url}/legal", headers=game.seat(1)).get_json() == {
         "commands": [],
         "offer": None,
+        "offers": [],
         "chance": None,
     }
 

@@ -107,6 +107,7 @@ def test_the_host_is_told_the_table_waits_for_the_deal(
     assert legal == {
         "commands": [],
         "offer": None,
+        "offers": [],
         "chance": {"type": "deal", "seat": None, "count": 15, "hands": [5, 5, 5]},
     }
 
@@ -132,6 +133,24 @@ def test_the_host_and_the_active_seat_are_told_how_many_cards_to_reveal(
         host["chance"] == seat["chance"] == {"type": "reveal", "seat": 0, "count": 2, "hands": None}
     )
     assert legal_for(client, dealt, dealt.seat(1))["chance"] is None
+
+
+def test_in_trading_the_host_is_told_each_seats_offer_range_and_may_enter_an_offer_within_it(
+    client: FlaskClient, dealt: CreatedGame
+) -> None:
+    command(client, dealt, dealt.seat(0), type="plant", field=0)
+    command(client, dealt, dealt.host(), type="reveal", cards=["soy", "red"])
+
+    offers = {offer["seat"]: offer for offer in legal_for(client, dealt, dealt.host())["offers"]}
+    response = command(
+        client, dealt, dealt.host(), type="offer", seat=2, to=0, hand=[4], wants=["soy"]
+    )
+
+    assert {seat: offers[seat]["to"] for seat in offers} == {0: [1, 2], 1: [0], 2: [0]}
+    assert offers[0]["revealed"] == ["soy", "red"]
+    assert offers[2]["hand"] == [0, 1, 2, 3, 4]
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["events"][0]["event"]["proposer"] == 2
 
 
 def test_a_card_that_cannot_be_in_the_pile_is_refused(

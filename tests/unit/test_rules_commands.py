@@ -27,6 +27,8 @@ from domain.rules.commands import (
     Reveal,
     Withdraw,
 )
+from domain.rules.legal import host_legal_commands
+from domain.rules.state import TABLETOP
 from tests.builders import random_game, run, seen_at_the_table, table
 
 # --- parse_command -----------------------------------------------------------------------------------
@@ -213,3 +215,57 @@ def test_every_listed_command_is_accepted_and_every_unlisted_one_rejected(preset
                 assert _accepted(state, command), (command, state.phase)
             for command in _candidates(rng, state, seat):
                 assert _accepted(state, command) == _listed(legal, command), command
+
+
+def _offers_within(offer_range, rng) -> list[Offer]:
+    """Offers the range admits: to each listed seat, a card of each kind it lists (hand, face
+    up, trade area) or none, for one bean it lists."""
+    offers = []
+    for to in offer_range.to:
+        hand = tuple(rng.sample(offer_range.hand, min(2, len(offer_range.hand))))
+        revealed = offer_range.revealed[:1]
+        area = offer_range.trade_area[:1]
+        wants = (rng.choice(offer_range.wants),)
+        offers += [
+            Offer(offer_range.seat, to, hand, revealed, area, wants),
+            Offer(offer_range.seat, to, wants=wants),
+        ]
+    return offers
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_the_host_of_a_tabletop_game_is_given_each_seats_offer_range(players):
+    for state in random_game(players, mode=TABLETOP):
+        host = host_legal_commands(state)
+
+        seats = [legal_commands(state, seat).offer for seat in range(players)]
+        assert host.offers == tuple(offer for offer in seats if offer is not None)
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_every_offer_within_a_range_the_host_is_given_is_accepted(players):
+    rng = random.Random(players)
+    for state in random_game(players, mode=TABLETOP):
+        for offer_range in host_legal_commands(state).offers:
+            for offer in _offers_within(offer_range, rng):
+                assert _accepted(state, offer), (offer, state.phase)
+
+
+def test_in_trading_the_host_may_offer_for_the_active_seat_to_anyone_and_for_the_others_to_it():
+    state = table(4, mode=TABLETOP, phase=Phase.TRADE, active=1, revealed="red soy")
+
+    ranges = {offer.seat: offer for offer in host_legal_commands(state).offers}
+
+    assert ranges[1].to == (0, 2, 3)
+    assert ranges[1].revealed == ("red", "soy")
+    assert {seat: ranges[seat].to for seat in (0, 2, 3)} == {0: (1,), 2: (1,), 3: (1,)}
+    assert all(ranges[seat].revealed == () for seat in (0, 2, 3))
+
+
+def test_a_seats_own_offer_range_is_the_only_one_it_is_given():
+    state = table(4, phase=Phase.TRADE, active=1, revealed="red soy")
+
+    legal = legal_commands(state, 2)
+
+    assert legal.offers == (legal.offer,)
+    assert legal.offer.seat == 2
