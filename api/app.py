@@ -19,6 +19,7 @@ from sqlalchemy.exc import DBAPIError
 
 from . import errors, games, meta, records, replays, stats
 from .encoding import OrjsonProvider
+from .openapi import OperationIds
 from .schemas import ErrorSchema
 from .services import Services
 from .settings import Settings
@@ -100,6 +101,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api = BohnanzaApi(
         app,
         spec_kwargs={
+            "extra_plugins": [OperationIds()],
             "info": {
                 "description": "Play, record and replay games of Bohnanza. Rule violations "
                 "cite RULES.md sections. Authenticate as a seat or host with "

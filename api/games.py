@@ -36,6 +36,7 @@ from projections.views import (
 
 from . import schemas
 from .errors import ApiError, documented, error_response, forbidden, unauthorized
+from .openapi import game_links
 from .security import HOST, Caller, IssuedTokens
 from .services import Services
 
@@ -173,6 +174,7 @@ def seat_tokens(names: list[str], issued: IssuedTokens) -> list[dict[str, Any]]:
 @blp.route("/games", methods=["POST"])
 @blp.arguments(schemas.GameCreateSchema())
 @blp.response(201, schemas.GameCreatedSchema)
+@blp.doc(**game_links(201))
 @documented(blp, 400, 413, 415, 422)
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
     """Create a game; the answer holds one secret token per seat and one for the host.
@@ -277,7 +279,7 @@ def game_view(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @blp.response(200, schemas.LegalSchema)
 @blp.doc(security=SEAT_TOKEN)
 @documented(blp, 401, 403, 404)
-def legal(game_id: UUID) -> dict[str, Any]:
+def legal_commands(game_id: UUID) -> dict[str, Any]:
     """The caller's legal commands now: a seat's, or with the host's token in a tabletop game,
     every seat's (the host acts for any seat) and the cards the table is waiting for (`chance`:
     the deal, the revealed cards, the cards drawn)."""
@@ -344,7 +346,7 @@ def _authorize_seat(caller: Caller, body: dict[str, Any]) -> None:
 @blp.response(200, schemas.CommandResultSchema, headers=schemas.COMMAND_RESPONSE_HEADERS)
 @blp.doc(security=SEAT_TOKEN, parameters=schemas.COMMAND_HEADERS)
 @documented(blp, *ERRORS)
-def command(body: dict[str, Any], game_id: UUID) -> Response:
+def give_command(body: dict[str, Any], game_id: UUID) -> Response:
     """Give a command as the token's seat (the host of a tabletop game may act for any seat).
 
     Send `If-Match: "<version>"` (or `expected_version`) to refuse it with 412 if the game has
@@ -473,7 +475,7 @@ def _stored_answer(
 @blp.response(200, schemas.EventPageSchema)
 @blp.doc(security=SEAT_TOKEN_OR_NONE)
 @documented(blp, 401, 404, 422)
-def events(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+def event_feed(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """The caller's redacted event feed, from position `after` + 1, `limit` items a page."""
     facts = services().views.facts(game_id)
     viewer = viewer_for(game_id, caller_for(game_id))

@@ -26,6 +26,7 @@ from .games import (
     services,
     viewer_for,
 )
+from .openapi import game_links
 
 blp = Blueprint(
     "records",
@@ -45,7 +46,7 @@ def _open_record(game_id: UUID) -> None:
 @blp.arguments(schemas.ExportQuerySchema, location="query")
 @blp.response(200, schemas.RecordDocumentSchema)
 @documented(blp, 401, 403, 404, 422)
-def export(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+def export_record(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """The game as a `bohnanza-record/1` document (its JSON Schema: replays/record.schema.json),
     with the notes the caller may read."""
     _open_record(game_id)
@@ -64,6 +65,7 @@ def export(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @blp.route("/records", methods=["POST"])
 @blp.arguments(schemas.RecordDocumentSchema)
 @blp.response(201, schemas.ImportedSchema)
+@blp.doc(**game_links(201))
 @documented(blp, 400, 413, 415, 422)
 def import_record(document: dict[str, Any]) -> dict[str, Any]:
     """Import a record: every command is decided again by the engine. A legal record becomes a new

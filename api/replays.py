@@ -28,6 +28,7 @@ from .games import (
     services,
     viewer_for,
 )
+from .openapi import game_links
 
 blp = Blueprint(
     "replays",
@@ -231,6 +232,7 @@ def delete_note(game_id: UUID, note: int) -> Response:
 @blp.route("/games/<uuid:game_id>/forks", methods=["POST"])
 @blp.arguments(schemas.ForkCreateSchema)
 @blp.response(201, schemas.ForkCreatedSchema)
+@blp.doc(**game_links(201))
 @documented(blp, 400, 403, 404, 413, 415, 422)
 def create_fork(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """A sandbox game continuing from step `step` (snapped back to the last whole command).

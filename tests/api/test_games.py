@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import uuid
+from collections.abc import Iterator
 
 from flask import Flask
 from flask.testing import FlaskClient
@@ -393,6 +394,36 @@ def test_the_openapi_document_lists_every_endpoint(client: FlaskClient) -> None:
         "/api/games/{game_id}/verification",
         "/api/games/{game_id}/audit",
     }
+
+
+def _operations(document: dict) -> Iterator[tuple[str, str, dict]]:
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            if method != "parameters":
+                yield path, method, operation
+
+
+def test_every_operation_has_its_own_operation_id(client: FlaskClient) -> None:
+    document = client.get("/openapi.json").get_json()
+
+    ids = [operation.get("operationId") for _, _, operation in _operations(document)]
+
+    assert None not in ids
+    assert len(set(ids)) == len(ids)
+    assert {"create_game", "give_command", "legal_commands", "event_feed"} <= set(ids)
+
+
+def test_a_new_games_id_links_to_the_operations_on_that_game(client: FlaskClient) -> None:
+    document = client.get("/openapi.json").get_json()
+    by_id = {operation["operationId"]: path for path, _, operation in _operations(document)}
+
+    for path in ("/api/games", "/api/records", "/api/games/{game_id}/forks"):
+        links = document["paths"][path]["post"]["responses"]["201"]["links"]
+        linked = {link["operationId"] for link in links.values()}
+        assert linked == {o for o, p in by_id.items() if p.startswith("/api/games/{game_id}")}
+        for link in links.values():
+            assert link["parameters"] == {"game_id": "$response.body#/game_id"}
+            assert "{game_id}" in by_id[link["operationId"]], link
 
 
 def test_the_interactive_docs_are_served_without_a_cdn(client: FlaskClient) -> None:

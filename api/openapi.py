@@ -1,0 +1,64 @@
+"""What the OpenAPI document says beyond each endpoint's own decorators: an `operationId` for every
+operation (the name generated clients give its method) and the links that lead from a response
+naming a new game to the operations on that game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from apispec import BasePlugin
+
+
+class OperationIds(BasePlugin):
+    """Every operation's `operationId` is its view function's name, e.g. `create_game`,
+    `give_command`: unique in the API, since every route has one view and every view one
+    method (the tests check both)."""
+
+    def operation_helper(
+        self, path: str | None = None, operations: dict[str, Any] | None = None, **kwargs: Any
+    ) -> None:
+        rule = kwargs.get("rule")
+        if rule is None or not operations:
+            return
+        name = rule.endpoint.rsplit(".", 1)[-1]
+        for operation in operations.values():
+            operation.setdefault("operationId", name)
+
+
+GAME_OPERATIONS = {
+    "summary": ("game_summary", "The game's public summary"),
+    "view": ("game_view", "The caller's view of the game"),
+    "legal": ("legal_commands", "The caller's legal commands"),
+    "commands": ("give_command", "Give a command in the game"),
+    "events": ("event_feed", "The caller's event feed"),
+    "scoreboard": ("scoreboard", "The game's scoreboard"),
+    "steps": ("steps", "Step through the game"),
+    "step": ("step_detail", "One step of the game"),
+    "jump": ("jump", "Jump to a turn or an event in the game"),
+    "timeline": ("timeline", "The game's timeline"),
+    "annotations": ("list_notes", "Notes on the game's steps"),
+    "annotate": ("add_note", "Add a note on a step"),
+    "edit_note": ("edit_note", "Edit a note"),
+    "delete_note": ("delete_note", "Delete a note"),
+    "fork": ("create_fork", "Fork the game at a step"),
+    "forks": ("lineage", "The game's forks and the game it was forked from"),
+    "comparison": ("comparison", "A fork beside its parent"),
+    "record": ("export_record", "The game's portable record"),
+    "verification": ("verify_game", "Verify the game under a ruleset"),
+    "audit": ("audit", "The game's audit"),
+}
+"""Operations on one game, by link name: (operationId, description)."""
+
+
+def game_links(status: int) -> dict[str, Any]:
+    """`@blp.doc(**game_links(201))`: the `status` response's `game_id` is the game of each of
+    `GAME_OPERATIONS` (OpenAPI links, for clients and tools that follow them)."""
+    links = {
+        name: {
+            "operationId": operation,
+            "parameters": {"game_id": "$response.body#/game_id"},
+            "description": description,
+        }
+        for name, (operation, description) in GAME_OPERATIONS.items()
+    }
+    return {"responses": {status: {"links": links}}}
