@@ -13,6 +13,11 @@
    the app (it reads the JSON body and answers `{"ok": true}`), alternating with the commands
    directly on a fresh copy, so that each request meets the server as the commands did (idle for a
    millisecond, its caches cooled by the client's work).
+   Both passes run in two layouts, alternately: (a) client and server share the machine's CPUs as
+   the scheduler places them, which on a 2-core machine often puts the server on the core the
+   client has just used, so each fills the other's caches; (b) where the machine allows (Linux, 2
+   CPUs or more), the client and its direct commands on one CPU and the server on another, as
+   when they run on different machines. (b) varies less from game to game.
 2. Throughput on PostgreSQL: commands/s from 8 concurrent HTTP clients, each replaying its own
    game, against gunicorn with several workers configured as docker-compose.yml runs the API
    (a separate projector follows the store), beside the store's raw append rate: 8 threads
@@ -155,13 +160,55 @@ class Pass:
         return statistics.median(self.http) / statistics.median(self.direct)
 
 
+def cpu_pair() -> tuple[int, int] | None:
+    """Two CPUs this process may use, one for the client and one for the server; None where
+    processes cannot be kept on CPUs (not Linux) or there is only one."""
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    return (cpus[0], cpus[1]) if len(cpus) >= 2 else None
+
+
+@contextmanager
+def on_cpus(cpus: set[int] | None) -> Iterator[None]:
+    """Keep this (single-threaded) client on `cpus` for the block; anywhere if None."""
+    if cpus is None:
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, cpus)
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
 def round_trip(game: BotGame, repeats: int) -> None:
-    runs = [_round_trips(game) for _ in range(repeats)]
-    commands = [command for command, _ in runs]
-    floors = [floor for _, floor in runs]
+    pair = cpu_pair()
+    layouts = {"shared": None, "pinned": pair} if pair else {"shared": None}
+    runs: dict[str, list[tuple[Pass, Pass]]] = {layout: [] for layout in layouts}
+    for _ in range(repeats):  # the layouts alternate, so that the machine's moods hit both
+        for layout, cpus in layouts.items():
+            runs[layout].append(_round_trips(game, cpus))
     print(
         f"1. one command's round trip on SQLite ({len(game.commands)} commands a game, {repeats} games)"
     )
+    for layout, cpus in layouts.items():
+        if cpus is None:
+            print("   a) client and server share the machine's CPUs, as the scheduler places them")
+        else:
+            print(
+                f"   b) client on CPU {cpus[0]}, server on CPU {cpus[1]}: each keeps its own core"
+                " and caches, as on two machines"
+            )
+        _report_round_trips(runs[layout])
+    if pair is None:
+        print("   (b, the client and the server on CPUs of their own, needs Linux and 2 CPUs)")
+
+
+def _report_round_trips(runs: list[tuple[Pass, Pass]]) -> None:
+    commands = [command for command, _ in runs]
+    floors = [floor for _, floor in runs]
     direct_ms, http_ms = _report(commands, "HTTP to gunicorn")
     print(
         f"   ratio                  {http_ms / direct_ms:>9.2f} ×   ({_ratios(commands)})   target ≤ 2×"
@@ -204,13 +251,23 @@ def _p90(times: Iterable[float]) -> float:
     return statistics.quantiles(list(times), n=10)[-1] * 1000
 
 
-def _round_trips(game: BotGame) -> tuple[Pass, Pass]:
+def _round_trips(game: BotGame, cpus: tuple[int, int] | None) -> tuple[Pass, Pass]:
     """On one server: the game's commands, each over HTTP then directly; then the same requests
-    to the empty route, each followed by the command directly on a fresh copy of the game."""
+    to the empty route, each followed by the command directly on a fresh copy of the game. With
+    `cpus`, the client (and its direct commands) runs on the first, the server on the second."""
+    client_cpus, server_cpus = (None, None) if cpus is None else ({cpus[0]}, {cpus[1]})
     with tempfile.TemporaryDirectory() as tmp:
         served = f"sqlite:///{tmp}/served.sqlite3"
         with (
-            gunicorn(served, "--threads", "8", workers=1, app="bench.api:app_with_floor()") as base,
+            gunicorn(
+                served,
+                "--threads",
+                "8",
+                workers=1,
+                app="bench.api:app_with_floor()",
+                cpus=server_cpus,
+            ) as base,
+            on_cpus(client_cpus),
             httpx.Client(base_url=base, timeout=30.0) as client,
             Bohnanza.from_url(f"sqlite:///{tmp}/direct.sqlite3") as app,
         ):

@@ -41,12 +41,14 @@ def gunicorn(
     log: Path | None = None,
     warm: bool = True,
     env: Mapping[str, str] | None = None,
+    cpus: set[int] | None = None,
 ) -> Iterator[str]:
     """Run gunicorn serving `app` on a free loopback port until the block ends, with the
     service's own worker class unless told otherwise; yields its base URL once /api/health
     answers (`warm`) or as soon as it listens (every worker still cold).
     `options` go to gunicorn as they are (e.g. "--threads", "8"); `log` takes its output, the
-    access log included; `env` adds to the environment the app sees.
+    access log included; `env` adds to the environment the app sees; `cpus` (Linux) keeps the
+    server and its workers on those CPUs.
 
     No --preload: each worker imports the app and builds its services after the fork."""
     port = free_port()
@@ -80,6 +82,7 @@ def gunicorn(
         stdout=output,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        preexec_fn=None if cpus is None else lambda: os.sched_setaffinity(0, cpus),
     )
     base = f"http://127.0.0.1:{port}"
     try:
