@@ -129,3 +129,22 @@ def test_a_whole_turn_is_recorded_with_a_trade(recorder: Recorder) -> None:
     page.set_viewport_size(PHONE)
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     screenshot(page, "recorder-390x844", full_page=False)
+
+
+def test_a_seat_other_than_the_active_one_is_offered_only_the_active_seat_to_trade_with(
+    recorder: Recorder,
+) -> None:
+    page = recorder.page
+    recorder.enter(lambda: page.keyboard.press("q"))
+    recorder.bean("stink")
+    recorder.enter(lambda: recorder.bean("soy"))
+
+    page.click("[data-key='seat-2']")
+
+    recipients = page.eval_on_selector_all(
+        "#trade [data-key^='offer-to-']", "es => es.map(e => e.dataset.key)"
+    )
+    assert recipients == ["offer-to-0"]
+    assert page.get_attribute("[data-key='offer-to-0']", "aria-pressed") == "true"
+    assert page.locator("#trade [data-key^='give-up-']").count() == 0
+    assert page.locator("#trade [data-key^='give-hand-']").count() == len(DEAL[2])

@@ -321,8 +321,14 @@ function adjust() {
 
 function resetOffer() {
   const view = state.view;
-  const to = state.seat === view.active_seat ? (view.active_seat + 1) % view.players : view.active_seat;
-  state.offer = { to, hand: [], faceUp: [], area: [], wants: [] };
+  const fallback = state.seat === view.active_seat ? (view.active_seat + 1) % view.players : view.active_seat;
+  state.offer = { to: offerRange()?.to[0] ?? fallback, hand: [], faceUp: [], area: [], wants: [] };
+}
+
+/** What the acting seat may offer now, from the host's legal commands: to whom, and whether
+ *  face-up and trade-area cards may go with the hand cards (null if the server did not say). */
+function offerRange() {
+  return state.view.legal?.offers?.find((range) => range.seat === state.seat) ?? null;
 }
 
 /** The beans the acting seat may plant from, other than its front hand card. */
@@ -811,9 +817,13 @@ function tradeSection() {
   const offer = state.offer;
   const seat = view.seats[state.seat];
   const isActive = state.seat === view.active_seat;
+  const range = offerRange();
   const chip = (bean, pressed, onclick, key, note = null) =>
     h("button", { type: "button", class: ["card", `bean-${bean}`], "aria-pressed": String(pressed), "data-key": key, onclick }, label(bean), note ? h("span", { class: "card-note" }, note) : null);
-  const faceUp = isActive ? view.revealed.map((bean, i) => ({ bean, i })) : [];
+  const mayGiveFaceUp = range ? range.revealed.length > 0 : isActive;
+  const mayGiveArea = range ? range.trade_area.length > 0 : state.ruleset.allow_retrade;
+  const recipients = view.seats.filter((other) => (range ? range.to.includes(other.seat) : other.seat !== state.seat));
+  const faceUp = mayGiveFaceUp ? view.revealed.map((bean, i) => ({ bean, i })) : [];
   return h(
     "section",
     { "aria-labelledby": "trade-title", id: "trade" },
@@ -822,23 +832,21 @@ function tradeSection() {
       "div",
       { class: "inline" },
       h("span", { class: "hint" }, "to"),
-      view.seats
-        .filter((other) => other.seat !== state.seat)
-        .map((other) =>
-          h(
-            "button",
-            {
-              type: "button",
-              "aria-pressed": String(other.seat === offer.to),
-              "data-key": `offer-to-${other.seat}`,
-              onclick: () => {
-                offer.to = other.seat;
-                render();
-              },
+      recipients.map((other) =>
+        h(
+          "button",
+          {
+            type: "button",
+            "aria-pressed": String(other.seat === offer.to),
+            "data-key": `offer-to-${other.seat}`,
+            onclick: () => {
+              offer.to = other.seat;
+              render();
             },
-            other.name,
-          ),
+          },
+          other.name,
         ),
+      ),
     ),
     h("p", { class: "hint" }, "Gives (from the hand, by position, or face-up cards):"),
     h(
@@ -856,7 +864,7 @@ function tradeSection() {
           render();
         }, `give-up-${i}`, "face up"),
       ),
-      state.ruleset.allow_retrade
+      mayGiveArea
         ? seat.trade_area.map((bean, i) =>
             chip(bean, offer.area.includes(i), () => {
               toggle(offer.area, i);
