@@ -12,7 +12,6 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from flask import Response, current_app, jsonify, request
-from flask_smorest import Blueprint
 
 from domain.application import AlreadyApplied, RecordedFact
 from domain.request_keys import AppliedRequest
@@ -35,6 +34,7 @@ from projections.views import (
 )
 
 from . import schemas
+from .blueprint import Blueprint
 from .errors import ApiError, documented, error_response, forbidden, unauthorized
 from .openapi import game_links
 from .security import HOST, Caller, IssuedTokens

@@ -6,11 +6,11 @@ from typing import Any
 
 import swagger_ui_bundle
 from flask import Response, send_from_directory
-from flask_smorest import Blueprint
 
 from domain.rules.rulesets import OPTIONS, PRESETS
 
 from . import schemas
+from .blueprint import Blueprint
 from .errors import documented
 from .games import services
 

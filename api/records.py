@@ -10,14 +10,13 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID, uuid4
 
-from flask_smorest import Blueprint
-
 from domain.rules.errors import Forbidden
 from replays import annotations, games
 from replays.record import parse_record
 from replays.verify import verify
 
 from . import schemas
+from .blueprint import Blueprint
 from .errors import documented
 from .games import (
     _auditor_rights,

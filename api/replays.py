@@ -11,7 +11,6 @@ from typing import Any
 from uuid import UUID, uuid4
 
 from flask import Response
-from flask_smorest import Blueprint
 
 from domain.rules import events as ev
 from projections.views import HOST, SEAT, Viewer, render
@@ -19,6 +18,7 @@ from replays import annotations, forks
 from replays.steps import Replay, Step
 
 from . import schemas
+from .blueprint import Blueprint
 from .errors import documented, forbidden, unauthorized
 from .games import (
     SEAT_TOKEN_OR_NONE,

@@ -6,11 +6,10 @@ from dataclasses import asdict
 from typing import Any
 from uuid import UUID
 
-from flask_smorest import Blueprint
-
 from projections import queries
 
 from . import schemas
+from .blueprint import Blueprint
 from .errors import documented
 from .games import SEAT_TOKEN_OR_NONE, _summary, caller_for, services, wait_for_read_models
 

@@ -38,6 +38,35 @@ def test_malformed_json_creating_a_game_is_a_400(client: FlaskClient) -> None:
     assert_envelope(response, 400, "bad_request")
 
 
+NESTED_TOO_DEEPLY = "[" * 20_000 + "]" * 20_000
+"""Valid JSON well within the size limit, nested deeper than the decoder can follow."""
+
+
+def test_a_body_nested_too_deeply_to_read_is_a_400_on_every_operation_with_a_body(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    document = client.get("/openapi.json").get_json()
+    answered = {}
+
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            if method != "parameters" and "requestBody" in operation:
+                url = path.replace("{game_id}", game.id).replace("{note}", "1")
+                response = client.open(
+                    url,
+                    method=method.upper(),
+                    data=NESTED_TOO_DEEPLY,
+                    content_type="application/json",
+                    headers=game.seat(0),
+                )
+                body = assert_envelope(response, 400, "bad_request")
+                assert body["errors"] == {"json": ["Invalid JSON body: nested too deeply to read."]}
+                answered[method, path] = response.status_code
+
+    assert ("post", "/api/games/{game_id}/commands") in answered
+    assert len(answered) >= 8
+
+
 def test_a_schema_violation_is_a_422_with_a_message_per_field(
     client: FlaskClient, game: CreatedGame
 ) -> None:
