@@ -13,7 +13,7 @@ from typing import Any
 from eventsourcing.persistence import ConnectionUnavailableError, InterfaceError, OperationalError
 from flask import Flask, Response, jsonify, request
 from sqlalchemy import exc as sql_errors
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from domain.rules.errors import (
     BohnanzaError,
@@ -217,9 +217,23 @@ def refuse_bodies_that_are_not_json() -> None:
         )
 
 
+def refuse_streamed_bodies_over_the_limit() -> None:
+    """Before a request whose body comes without a Content-Length (chunked): 413 if it is over
+    the limit. Werkzeug refuses such a body only when it is read past the limit, and reading it
+    whole stops at the limit, so the app would see the first 64 KB of a larger body and answer
+    400 for the JSON cut short. A chunked body of exactly the limit is refused too: nothing tells
+    it apart from a longer one without reading on."""
+    limit = request.max_content_length
+    if limit is None or request.content_length is not None:
+        return
+    if "Transfer-Encoding" in request.headers and len(request.get_data(cache=True)) >= limit:
+        raise RequestEntityTooLarge()
+
+
 def register(app: Flask) -> None:
     """Install the envelope for every error the app can raise."""
     app.before_request(refuse_bodies_that_are_not_json)
+    app.before_request(refuse_streamed_bodies_over_the_limit)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(BohnanzaError, _bohnanza_error)
     app.register_error_handler(ApiError, _api_error)

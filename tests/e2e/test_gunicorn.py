@@ -4,6 +4,7 @@ command however often and however concurrently it is sent; many games run in par
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -198,3 +199,29 @@ def test_the_workers_log_no_token(base_url: str, server_log: Path) -> None:
 
     assert server_log.exists()
     assert token not in server_log.read_text()
+
+
+def chunked(document: dict[str, Any]) -> Iterator[bytes]:
+    """The document's JSON in 4 KB chunks: httpx sends it without a Content-Length."""
+    body = json.dumps(document).encode()
+    for start in range(0, len(body), 4096):
+        yield body[start : start + 4096]
+
+
+@pytest.mark.parametrize(
+    ("padding", "status"), [(1_000, 422), (60_000, 422), (70_000, 413), (300_000, 413)]
+)
+def test_a_chunked_body_is_read_whole_or_refused_as_too_large(
+    base_url: str, padding: int, status: int
+) -> None:
+    document = {"seats": ["Ana", "Ben"], "options": {"no_such_option": "x" * padding}}
+
+    response = httpx.post(
+        f"{base_url}/api/games",
+        content=chunked(document),
+        headers={"Content-Type": "application/json"},
+        timeout=30.0,
+    )
+
+    assert response.status_code == status, response.text
+    assert response.json()["code"] == ("invalid_ruleset" if status == 422 else "payload_too_large")
