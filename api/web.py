@@ -85,3 +85,11 @@ def beans() -> Response:
     )
     response.headers["Cache-Control"] = "public, max-age=300"
     return response
+
+
+@web.route("/favicon.ico")
+def favicon() -> Response:
+    """The card back, for pages that name no icon (the API docs) and browsers asking anyway."""
+    response = web.send_static_file("card-back.svg")
+    response.headers["Cache-Control"] = "public, max-age=86400"
+    return response

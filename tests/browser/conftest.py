@@ -136,9 +136,14 @@ def browser() -> Iterator[Any]:
         chromium.close()
 
 
+READY = "main[data-ready=true]"
+"""What a page of the app shows once its script has loaded what it needs."""
+
+
 class Pages:
     """Opens pages in fresh browser contexts (each its own storage), and checks when the test
-    ends that no page asked for anything outside the app and none threw an error."""
+    ends that no page asked for anything outside the app, none threw an error and none missed
+    a file it loads (an API answer may be an error: the pages show those)."""
 
     def __init__(self, browser: Any, site: Site) -> None:
         self.browser = browser
@@ -147,22 +152,24 @@ class Pages:
         self.foreign: list[str] = []
         self.errors: list[str] = []
         self.requests: list[str] = []
+        self.missing: list[str] = []
 
-    def open(self, path: str, *, viewport: dict[str, int] = DESKTOP) -> Any:
-        """A new page at `path`, once its script says it is ready."""
+    def open(self, path: str, *, viewport: dict[str, int] = DESKTOP, ready: str = READY) -> Any:
+        """A new page at `path`, once it shows `ready` (by default: its script says it is)."""
         context = self.browser.new_context(viewport=viewport, accept_downloads=True)
         context.route("**/*", self._only_the_app)
         self.contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
         page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on("console", self._note_missing_file)
         page.on("request", lambda request: self.requests.append(request.url))
-        self.goto(page, path)
+        self.goto(page, path, ready=ready)
         return page
 
-    def goto(self, page: Any, path: str) -> None:
+    def goto(self, page: Any, path: str, *, ready: str = READY) -> None:
         page.goto(self.site.base + path)
-        page.wait_for_selector("main[data-ready=true]")
+        page.wait_for_selector(ready)
 
     def _only_the_app(self, route: Any) -> None:
         if route.request.url.startswith(self.site.base + "/"):
@@ -170,6 +177,12 @@ class Pages:
         else:
             self.foreign.append(route.request.url)
             route.abort()
+
+    def _note_missing_file(self, message: Any) -> None:
+        url = message.location.get("url", "")
+        loading = message.type == "error" and message.text.startswith("Failed to load resource")
+        if loading and not url.startswith(self.site.base + "/api/"):
+            self.missing.append(f"{url}: {message.text}")
 
     def close(self) -> None:
         for context in self.contexts:
@@ -183,6 +196,7 @@ def pages(browser: Any, site: Site) -> Iterator[Pages]:
     opened.close()
     assert not opened.foreign, f"a page asked for something outside the app: {opened.foreign}"
     assert not opened.errors, f"a page's script failed: {opened.errors}"
+    assert not opened.missing, f"a page missed a file: {opened.missing}"
 
 
 def screenshot(page: Any, name: str, *, full_page: bool = True) -> Path:

@@ -74,3 +74,10 @@ def test_an_unknown_game_id_in_a_page_path_is_not_found(client: FlaskClient) -> 
     response = client.get("/games/not-a-game/replay")
 
     assert response.status_code == 404
+
+
+def test_the_site_icon_is_served_for_pages_that_name_none(client: FlaskClient) -> None:
+    response = client.get("/favicon.ico")
+
+    assert response.status_code == 200
+    assert response.mimetype == "image/svg+xml"

@@ -1,0 +1,47 @@
+"""The interactive API docs: Swagger UI from the app itself, showing every operation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .conftest import DESKTOP, Site, screenshot
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_api_docs_show_every_operation_with_every_file_from_the_app(
+    browser: Any, site: Site
+) -> None:
+    # No request routing here: with it, Chromium does not ask for the page's icon at all.
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    asked: list[str] = []
+    failed: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))
+    page.on(
+        "console",
+        lambda message: (
+            failed.append(f"{message.location.get('url')}: {message.text}")
+            if message.type == "error"
+            else None
+        ),
+    )
+    try:
+        page.goto(f"{site.base}/docs")
+        page.wait_for_selector(".swagger-ui .opblock")
+        page.wait_for_load_state("networkidle")
+        operations = sum(
+            method != "parameters"
+            for item in site.get("/openapi.json")["paths"].values()
+            for method in item
+        )
+
+        assert page.locator(".swagger-ui .opblock").count() == operations
+        assert "Bohnanza records" in page.inner_text(".swagger-ui .info")
+        assert all(url.startswith(f"{site.base}/") for url in asked), asked
+        assert not failed, failed
+        screenshot(page, "api-docs-1280x800", full_page=False)
+    finally:
+        context.close()
