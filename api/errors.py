@@ -201,13 +201,20 @@ def documented(blueprint: Any, *codes: int, store: bool = True) -> Any:
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
-def refuse_bodies_that_are_not_json() -> None:
-    """Before an API request: a body must be JSON. Without this, a body sent as text or as a
-    form would go unread, and the client would get a 422 for fields it did send."""
+def refuse_bodies_the_api_cannot_read() -> None:
+    """Before an API request with a body:
+    - 415 unless the body is JSON. Without this, a body sent as text or as a form would go
+      unread, and the client would get a 422 for fields it did send.
+    - 413 for a body sent without a Content-Length (chunked) that reaches the size limit.
+      Werkzeug refuses such a body only when it is read past the limit, and reading it whole
+      stops at the limit, so the app would see the first 64 KB of a larger body and answer 400
+      for JSON cut short. A chunked body of exactly the limit is refused too: nothing tells it
+      apart from a longer one without reading on."""
     if request.method not in BODY_METHODS or not request.path.startswith("/api/"):
         return
-    has_body = bool(request.content_length) or "Transfer-Encoding" in request.headers
-    if has_body and not request.is_json:
+    length = request.content_length
+    streamed = length is None and "Transfer-Encoding" in request.headers
+    if (length or streamed) and not request.is_json:
         sent = request.mimetype or "no Content-Type"
         raise ApiError(
             415,
@@ -215,25 +222,14 @@ def refuse_bodies_that_are_not_json() -> None:
             f"The request body must be JSON, sent with Content-Type: application/json ({sent}"
             " was sent).",
         )
-
-
-def refuse_streamed_bodies_over_the_limit() -> None:
-    """Before a request whose body comes without a Content-Length (chunked): 413 if it is over
-    the limit. Werkzeug refuses such a body only when it is read past the limit, and reading it
-    whole stops at the limit, so the app would see the first 64 KB of a larger body and answer
-    400 for the JSON cut short. A chunked body of exactly the limit is refused too: nothing tells
-    it apart from a longer one without reading on."""
     limit = request.max_content_length
-    if limit is None or request.content_length is not None:
-        return
-    if "Transfer-Encoding" in request.headers and len(request.get_data(cache=True)) >= limit:
+    if streamed and limit is not None and len(request.get_data(cache=True)) >= limit:
         raise RequestEntityTooLarge()
 
 
 def register(app: Flask) -> None:
     """Install the envelope for every error the app can raise."""
-    app.before_request(refuse_bodies_that_are_not_json)
-    app.before_request(refuse_streamed_bodies_over_the_limit)
+    app.before_request(refuse_bodies_the_api_cannot_read)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(BohnanzaError, _bohnanza_error)
     app.register_error_handler(ApiError, _api_error)
