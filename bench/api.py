@@ -17,7 +17,7 @@
    the scheduler places them, which on a 2-core machine often puts the server on the core the
    client has just used, so each fills the other's caches; (b) where the machine allows (Linux, 2
    CPUs or more), the client and its direct commands on one CPU and the server on another, as
-   when they run on different machines. (b) varies less from game to game.
+   when they run on different machines.
 2. Throughput on PostgreSQL: commands/s from 8 concurrent HTTP clients, each replaying its own
    game, against gunicorn with several workers configured as docker-compose.yml runs the API
    (a separate projector follows the store), beside the store's raw append rate: 8 threads
