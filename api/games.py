@@ -223,8 +223,10 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
 @blp.response(200, schemas.GameListSchema)
 @documented(blp, 422)
 def list_games(query: dict[str, Any]) -> dict[str, Any]:
-    """Games, newest first, filtered by status, player name and ruleset. `after_position` waits
-    for a write the caller just made."""
+    """List games, newest first.
+
+    Filter by status, player name and ruleset; `after_position` waits for a write the caller
+    just made."""
     service = services()
     wait_for_read_models(query.get("after_position"))
     records = queries.games(
@@ -266,8 +268,10 @@ def game_summary(game_id: UUID) -> dict[str, Any]:
 @blp.doc(security=SEAT_TOKEN_OR_NONE)
 @documented(blp, 401, 403, 404, 422)
 def game_view(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
-    """The table as the caller may see it: a seat (its token) sees its own hand in order and its
-    legal commands; the host of a tabletop game sees every hand; no token is the public view."""
+    """The table as the caller may see it.
+
+    A seat (its token) sees its own hand in order and its legal commands; the host of a tabletop
+    game sees every hand; no token is the public view."""
     services().views.started(game_id)  # 404 before 401/403 for an unknown game
     viewer = viewer_for(
         game_id, caller_for(game_id), perspective=query.get("perspective"), seat=query.get("seat")
@@ -280,9 +284,11 @@ def game_view(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @blp.doc(security=SEAT_TOKEN)
 @documented(blp, 401, 403, 404)
 def legal_commands(game_id: UUID) -> dict[str, Any]:
-    """The caller's legal commands now: a seat's, or with the host's token in a tabletop game,
-    every seat's (the host acts for any seat) and the cards the table is waiting for (`chance`:
-    the deal, the revealed cards, the cards drawn)."""
+    """The caller's legal commands now.
+
+    A seat's, or with the host's token in a tabletop game, every seat's (the host acts for any
+    seat) and the cards the table is waiting for (`chance`: the deal, the revealed cards, the
+    cards drawn). `offers` gives the offers each may make: to whom, which cards, for what."""
     started = services().views.started(game_id)
     caller = caller_for(game_id)
     if caller is None:

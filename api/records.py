@@ -46,8 +46,10 @@ def _open_record(game_id: UUID) -> None:
 @blp.response(200, schemas.RecordDocumentSchema)
 @documented(blp, 401, 403, 404, 422)
 def export_record(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
-    """The game as a `bohnanza-record/1` document (its JSON Schema: replays/record.schema.json),
-    with the notes the caller may read."""
+    """Export the game as a portable record.
+
+    A `bohnanza-record/1` document (its JSON Schema: replays/record.schema.json), with the notes
+    the caller may read."""
     _open_record(game_id)
     viewer = viewer_for(game_id, caller_for(game_id))
     facts = services().views.replay(game_id).facts
@@ -67,9 +69,11 @@ def export_record(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @blp.doc(**game_links(201))
 @documented(blp, 400, 413, 415, 422)
 def import_record(document: dict[str, Any]) -> dict[str, Any]:
-    """Import a record: every command is decided again by the engine. A legal record becomes a new
-    game (with its notes) and tokens for it; an illegal one is refused with its first illegal step
-    and nothing is stored."""
+    """Import a record as a new game.
+
+    Every command is decided again by the engine. A legal record becomes a new game (with its
+    notes) and tokens for it; an illegal one is refused with its first illegal step and nothing
+    is stored."""
     service = services()
     record = parse_record(document)
     game_id = uuid4()
@@ -94,9 +98,11 @@ def import_record(document: dict[str, Any]) -> dict[str, Any]:
 @blp.response(200, schemas.ReportSchema)
 @documented(blp, 400, 413, 415, 422)
 def verify_record(body: dict[str, Any]) -> dict[str, Any]:
-    """Check an uploaded record under its own ruleset, or under `ruleset` with `options`: the
-    verdict, the first illegal step (position, command, RULES section and sentence, the table
-    before it) or, when legal, the scores and winners it gives beside the recorded ones."""
+    """Check an uploaded record, under its own ruleset or another.
+
+    Under its own ruleset, or under `ruleset` with `options`: the verdict, the first illegal step
+    (position, command, RULES section and sentence, the table before it) or, when legal, the
+    scores and winners it gives beside the recorded ones."""
     record = parse_record(body["record"])
     return verify(record, body.get("ruleset"), body.get("options")).to_dict()
 
@@ -117,9 +123,11 @@ def verify_game(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @blp.response(200, schemas.AuditSchema)
 @documented(blp, 403, 404)
 def audit(game_id: UUID) -> dict[str, Any]:
-    """Every invariant the stored game breaks (every card accounted for, hand order, one bean per
-    field, beanometer payouts, scores equal coins, the end when the ruleset says) and any fact
-    the rules would not have decided; empty for a sound game."""
+    """Audit a stored game: every invariant it breaks.
+
+    Every card accounted for, hand order, one bean per field, beanometer payouts, scores equal
+    coins, the end when the ruleset says, and any fact the rules would not have decided; empty
+    for a sound game."""
     _open_record(game_id)
     problems = games.audit_stored_game(services().app, game_id)
     return {

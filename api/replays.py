@@ -74,8 +74,9 @@ def steps(game_id: UUID) -> dict[str, Any]:
 @documented(blp, 401, 403, 404, 422)
 @blp.doc(security=SEAT_TOKEN_OR_NONE)
 def step_detail(query: dict[str, Any], game_id: UUID, position: int) -> dict[str, Any]:
-    """The table after step `position` as the caller saw it, what the step changed, and the notes
-    on it the caller may read."""
+    """One step: the table after it as the caller saw it.
+
+    Also what the step changed, and the notes on it the caller may read."""
     replay, viewer = _viewer(game_id, query)
     rights = _auditor_rights()
     view = replay.view_at(position, viewer, auditor_rights=rights)
@@ -100,8 +101,10 @@ def step_detail(query: dict[str, Any], game_id: UUID, position: int) -> dict[str
 @blp.response(200, schemas.JumpSchema)
 @documented(blp, 404, 422)
 def jump(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
-    """The step to go to: the first of turn `turn`, or the next (previous) fact of `kind` after
-    (before) step `from`; `position` null when there is none."""
+    """Find the step to go to.
+
+    The first of turn `turn`, or the next (previous) fact of `kind` after (before) step `from`;
+    `position` null when there is none."""
     replay = services().views.replay(game_id)
     if "turn" in query:
         return {"position": replay.turn_start(query["turn"])}
@@ -117,8 +120,10 @@ def jump(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @documented(blp, 401, 403, 404, 422)
 @blp.doc(security=SEAT_TOKEN_OR_NONE)
 def timeline(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
-    """Each seat's coins at the start of every turn and at the end, as the caller may see them
-    (null where the ruleset keeps a treasury secret)."""
+    """Each seat's coins turn by turn.
+
+    At the start of every turn and at the end, as the caller may see them (null where the
+    ruleset keeps a treasury secret)."""
     replay, viewer = _viewer(game_id, query)
     rights = _auditor_rights()
     points = [(turn, replay.turn_start(turn)) for turn in replay.turns() if turn > 0]
@@ -181,8 +186,10 @@ def list_notes(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @documented(blp, 400, 401, 403, 404, 413, 415, 422)
 @blp.doc(security=SEAT_TOKEN_OR_NONE)
 def add_note(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
-    """Annotate a step. With a seat's or the host's token any visibility; without one (a guest,
-    naming itself in `author`) only public notes on a game that is over."""
+    """Annotate a step.
+
+    With a seat's or the host's token any visibility; without one (a guest, naming itself in
+    `author`) only public notes on a game that is over."""
     facts = _facts(game_id)
     author = _author(game_id, body.get("author"))
     if author.role == annotations.GUEST and not isinstance(facts[-1], ev.GameEnded):

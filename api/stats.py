@@ -27,8 +27,10 @@ blp = Blueprint(
 @blp.doc(security=SEAT_TOKEN_OR_NONE)
 @documented(blp, 401, 404, 422)
 def scoreboard(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
-    """Coins (as the ruleset lets the caller see them), harvests, trades, donations and cards
-    planted per seat. `after_position` waits for a write the caller just made."""
+    """The game's scoreboard, per seat.
+
+    Coins (as the ruleset lets the caller see them), harvests, trades, donations and cards
+    planted. `after_position` waits for a write the caller just made."""
     service = services()
     summary = _summary(game_id)
     caller = caller_for(game_id)
@@ -42,8 +44,10 @@ def scoreboard(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @blp.response(200, schemas.LeaderboardSchema)
 @documented(blp, 422)
 def leaderboard(query: dict[str, Any]) -> dict[str, Any]:
-    """Players by name over ended games: games, wins, win rate, average and best score; overall
-    or for one ruleset and/or player count."""
+    """Players by name over ended games.
+
+    Games, wins, win rate, average and best score; overall or for one ruleset and/or player
+    count."""
     service = services()
     wait_for_read_models(query.get("after_position"))
     standings = queries.leaderboard(
