@@ -1,25 +1,176 @@
 """The service's blueprints: flask-smorest's, with request bodies read so that nothing a client
-sends can end as a 500."""
+sends can end as a 500, and the common case read quickly.
+
+Every JSON body is still loaded by its marshmallow schema, the contract the OpenAPI document
+publishes. `FastLoader` only spares marshmallow's general machinery (hooks, partial loading,
+error collection, unknown-field policies) for a body it would load unchanged: an object with
+no unknown key, every required field present, every value already of its field's JSON type and
+passing the field's own validators (the same validator objects marshmallow runs). Anything else
+(a wrong type, a value a validator refuses, a string where a number goes, an unknown key) falls
+back to the full path, which builds the error answer, so the errors are marshmallow's own.
+tests/unit/test_fast_loader.py checks, over generated bodies, that the fast path loads exactly
+what marshmallow loads or defers to it.
+"""
 
 from __future__ import annotations
 
+import json
 import typing
+from collections.abc import Callable
 
 import flask
 import flask_smorest
+import marshmallow as ma
+from marshmallow import fields
+from webargs import core
 from webargs.flaskparser import FlaskParser, abort
+
+Check = Callable[[typing.Any], typing.Any]
+"""A field's fast check: the loaded value, or `_DEFER` for marshmallow to decide."""
+
+_DEFER = object()
+
+_JSON_TYPES: dict[type[fields.Field], type] = {
+    fields.Integer: int,
+    fields.String: str,
+    fields.Boolean: bool,
+}
+"""Fields whose loaded value is the JSON value itself, when it has exactly this Python type
+(so not a bool for an Integer, not a float for an Integer, not a number for a String)."""
+
+
+class FastLoader:
+    """What `schema.load(body)` returns, for the bodies it would load unchanged; None for the
+    rest. Built only for schemas made of the fields it knows (`FastLoader.of`)."""
+
+    def __init__(self, checks: dict[str, Check], required: frozenset[str], defaults: dict) -> None:
+        self.checks = checks
+        self.required = required
+        self.defaults = defaults
+
+    @classmethod
+    def of(cls, schema: ma.Schema) -> FastLoader | None:
+        """The schema's fast loader, or None if it has hooks, renamed fields or a field kind
+        the fast path does not know (those bodies always take marshmallow's path)."""
+        if schema.many or any(type(schema)._hooks.values()):
+            return None
+        checks: dict[str, Check] = {}
+        defaults: dict[str, typing.Any] = {}
+        for name, field in schema.load_fields.items():
+            check = _check(field)
+            if check is None or field.data_key not in (None, name) or field.attribute:
+                return None
+            checks[name] = check
+            if field.load_default is not ma.missing:
+                defaults[name] = field.load_default
+        required = frozenset(name for name, field in schema.load_fields.items() if field.required)
+        return cls(checks, required, defaults)
+
+    def __call__(self, body: typing.Any) -> dict[str, typing.Any] | None:
+        if type(body) is not dict or not self.required <= body.keys():
+            return None
+        checks = self.checks
+        loaded: dict[str, typing.Any] = {}
+        for name, value in body.items():
+            check = checks.get(name)
+            if check is None:
+                return None  # an unknown key: marshmallow applies the schema's policy
+            loaded[name] = check(value)
+            if loaded[name] is _DEFER:
+                return None
+        for name, default in self.defaults.items():
+            if name not in loaded:
+                loaded[name] = default() if callable(default) else default
+        return loaded
+
+
+def _check(field: fields.Field) -> Check | None:
+    """The fast check of one field, or None if the fast path does not know the field's kind."""
+    if type(field) is fields.List:
+        item = _check(field.inner)
+        if item is None:
+            return None
+        return _validated(field, list, lambda values: _items(item, values))
+    json_type = _JSON_TYPES.get(type(field))
+    if json_type is None:
+        return None
+    return _validated(field, json_type, lambda value: value)
+
+
+def _items(item: Check, values: list) -> typing.Any:
+    loaded = [item(value) for value in values]
+    return _DEFER if any(value is _DEFER for value in loaded) else loaded
+
+
+def _validated(field: fields.Field, json_type: type, load: Check) -> Check:
+    """A check that takes None if the field allows it (unvalidated, as marshmallow does), a
+    value of exactly `json_type` that the field's validators accept, and defers otherwise."""
+    validators = tuple(field.validators)
+    allow_none = field.allow_none
+
+    def check(value: typing.Any) -> typing.Any:
+        if value is None:
+            return None if allow_none else _DEFER
+        if type(value) is not json_type:
+            return _DEFER
+        loaded = load(value)
+        if loaded is _DEFER:
+            return _DEFER
+        for validator in validators:
+            try:
+                if validator(loaded) is False:
+                    return _DEFER
+            except ma.ValidationError:
+                return _DEFER
+        return loaded
+
+    return check
 
 
 class BodyParser(FlaskParser):
-    """webargs' Flask parser, except that a JSON body nested deeper than the standard library's
-    decoder can follow (about a thousand levels, well within the size limit) is refused like any
-    other unreadable body (400), instead of failing with a RecursionError (500)."""
+    """webargs' Flask parser, with two changes for JSON bodies:
+
+    - a JSON body nested deeper than the standard library's decoder can follow (about a thousand
+      levels, well within the size limit) is refused like any other unreadable body (400),
+      instead of failing with a RecursionError (500);
+    - a body its schema would load unchanged is loaded by the schema's `FastLoader`."""
+
+    def __init__(self, *args: typing.Any, **kwargs: typing.Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._fast: dict[int, tuple[ma.Schema, FastLoader | None]] = {}
 
     def _raw_load_json(self, req: flask.Request) -> typing.Any:
         try:
             return super()._raw_load_json(req)
         except RecursionError:
             abort(400, messages={"json": ["Invalid JSON body: nested too deeply to read."]})
+
+    def parse(
+        self,
+        argmap: typing.Any,
+        req: flask.Request | None = None,
+        *,
+        location: str | None = None,
+        **kwargs: typing.Any,
+    ) -> typing.Any:
+        loader = self._fast_loader(argmap) if (location or self.location) == "json" else None
+        if loader is not None and kwargs.get("validate") is None:
+            try:
+                body = self._raw_load_json(req or self.get_default_request())
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                body = core.missing  # the full path answers it
+            loaded = None if body is core.missing else loader(body)
+            if loaded is not None:
+                return loaded
+        return super().parse(argmap, req, location=location, **kwargs)
+
+    def _fast_loader(self, argmap: typing.Any) -> FastLoader | None:
+        if not isinstance(argmap, ma.Schema):
+            return None
+        known = self._fast.get(id(argmap))
+        if known is None or known[0] is not argmap:
+            known = self._fast[id(argmap)] = (argmap, FastLoader.of(argmap))
+        return known[1]
 
 
 class Blueprint(flask_smorest.Blueprint):
