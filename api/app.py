@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import timedelta
+from types import FunctionType
 from typing import Any
 
 from eventsourcing.persistence import PersistenceError
@@ -36,6 +37,24 @@ class BohnanzaApi(Api):
 
     ERROR_SCHEMA = ErrorSchema
     DEFAULT_ERROR_RESPONSE_NAME = None
+
+
+class ServiceFlask(Flask):
+    """Flask, remembering which of its functions are coroutines: `ensure_sync` asks
+    `inspect.iscoroutinefunction` each time, and flask-smorest's wrappers call it for every
+    layer of every request."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._synced: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        if type(func) is not FunctionType:  # e.g. a bound method, made anew on each access
+            return super().ensure_sync(func)
+        synced = self._synced.get(func)
+        if synced is None:
+            synced = self._synced[func] = super().ensure_sync(func)
+        return synced
 
 
 class LazyServices:
@@ -80,7 +99,7 @@ class LazyServices:
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The web application; `config` overrides settings read from the environment."""
-    app = Flask(__name__, static_folder=None)  # the pages' files: api/web.py serves them
+    app = ServiceFlask(__name__, static_folder=None)  # the pages' files: api/web.py serves them
     app.json = OrjsonProvider(app)
     settings = Settings.from_env()
     app.config.update(

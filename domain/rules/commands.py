@@ -9,6 +9,7 @@ messages for people count fields from 1.
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields
+from functools import cache
 from typing import Any, ClassVar
 
 from .beans import BEANS
@@ -21,12 +22,19 @@ class Command:
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.type}
-        for field in fields(self):
-            value = getattr(self, field.name)
+        for name in _field_names(type(self)):
+            value = getattr(self, name)
             if isinstance(value, tuple):
                 value = [list(v) if isinstance(v, tuple) else v for v in value]
-            data[field.name] = value
+            data[name] = value
         return data
+
+
+@cache
+def _field_names(cls: type[Command]) -> tuple[str, ...]:
+    """A command class's field names, in order (`dataclasses.fields` is slow to ask each time:
+    every legal command in every view is turned into a dict)."""
+    return tuple(field.name for field in fields(cls))
 
 
 @dataclass(frozen=True, slots=True)

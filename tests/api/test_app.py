@@ -1,0 +1,47 @@
+"""The Flask subclass the app is built on (api/app.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from flask import Flask
+
+from api.app import ServiceFlask
+
+
+def test_a_plain_function_is_looked_at_once_and_returned_as_it_is() -> None:
+    app = ServiceFlask(__name__)
+
+    def view() -> str:
+        return "ok"
+
+    assert app.ensure_sync(view) is view
+    assert app.ensure_sync(view) is view
+    assert list(app._synced) == [view]
+
+
+def test_a_coroutine_function_gets_what_flask_gives_it() -> None:
+    async def view() -> str:
+        await asyncio.sleep(0)
+        return "ok"
+
+    answers = []
+    for app in (Flask(__name__), ServiceFlask(__name__)):
+        try:
+            answers.append(app.ensure_sync(view)())
+        except RuntimeError as error:  # without Flask's "async" extra, Flask refuses it
+            answers.append(str(error))
+    assert answers[0] == answers[1]
+
+
+def test_bound_methods_made_anew_on_each_access_are_not_remembered() -> None:
+    app = ServiceFlask(__name__)
+
+    class Views:
+        def view(self) -> str:
+            return "ok"
+
+    views = Views()
+    for _ in range(3):
+        assert app.ensure_sync(views.view)() == "ok"
+    assert app._synced == {}
