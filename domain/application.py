@@ -7,7 +7,10 @@ is one method: start a game, execute a command, read a game's state or facts, li
 from __future__ import annotations
 
 import logging
+import random
 import secrets
+import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,10 +36,12 @@ from .rules.errors import Conflict, InvalidInput, NotFound
 from .rules.evolve import fold
 from .rules.rulesets import DEFAULT_PRESET, resolve_ruleset
 from .rules.state import DIGITAL, GameState
-from .storage import persistence_env
+from .storage import opening_alone, persistence_env
 
 SNAPSHOT_INTERVAL = 100
 COMMAND_RETRIES = 3
+STARTUP_ATTEMPTS = 8
+"""How often `Bohnanza.from_url` tries to open a SQLite file other processes are opening too."""
 
 log = logging.getLogger(__name__)
 
@@ -140,10 +145,29 @@ class Bohnanza(Application):
     @classmethod
     def from_url(cls, database_url: str, **extra_env: str) -> Bohnanza:
         """The application on the store a `BOHNANZA_DATABASE_URL` names (see `domain.storage`)."""
-        env = persistence_env(database_url)
+        env = {**persistence_env(database_url), **extra_env}
         if "SQLITE_DBNAME" in env:
             Path(env["SQLITE_DBNAME"]).parent.mkdir(parents=True, exist_ok=True)
-        return cls(env={**env, **extra_env})
+        with opening_alone(env):
+            for attempt in range(1, STARTUP_ATTEMPTS + 1):
+                try:
+                    return cls(env=env)
+                except sqlite3.OperationalError as error:
+                    # A new SQLite file's journal becomes a write-ahead log on first use, which
+                    # fails at once ("database is locked") while another process does the same.
+                    if attempt == STARTUP_ATTEMPTS or "database is locked" not in str(error):
+                        raise
+                    time.sleep(random.uniform(0, 0.01 * attempt))
+        raise AssertionError("unreachable")
+
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        try:
+            super().__init__(env)
+        except BaseException:  # close what was opened (a pool, a file) before the failure
+            factory = getattr(self, "factory", None)
+            if factory is not None:
+                factory.close()
+            raise
 
     def construct_env(self, name: str, env: Mapping[str, str] | None = None) -> Environment:
         """Only the class defaults and the given env: configuration is read in one place (the

@@ -11,8 +11,14 @@ Nothing here reads the process environment: callers pass the URL in (ARCHITECTUR
 
 from __future__ import annotations
 
+import zlib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
+
+import psycopg
+from eventsourcing.persistence import OperationalError
 
 from .request_keys import MEMORY_FACTORY, POSTGRES_RECORDER, SQLITE_RECORDER
 from .rules.errors import BohnanzaError
@@ -82,3 +88,32 @@ def _count(query: dict[str, list[str]], name: str, default: str) -> str:
     if not (value.isascii() and value.isdigit()):
         raise StorageConfigError(f"{name} must be a whole number, not {value!r}")
     return value
+
+
+@contextmanager
+def opening_alone(env: Mapping[str, str]) -> Iterator[None]:
+    """On PostgreSQL, hold a lock on the store's schema for the block, so that processes opening
+    the store at once (the API's workers and the projector starting together on a new database)
+    create its tables, types and functions one after the other. Run together, PostgreSQL fails
+    one of them even though every statement says IF NOT EXISTS or OR REPLACE: a duplicate key in
+    a catalog, "relation already exists", "tuple concurrently updated". The lock is a session
+    advisory lock on a connection of its own, released when that connection closes."""
+    if env.get("PERSISTENCE_MODULE") != "eventsourcing.postgres":
+        yield
+        return
+    key = zlib.crc32(f"bohnanza store {env['POSTGRES_SCHEMA']}".encode())
+    try:
+        lock = psycopg.connect(
+            host=env["POSTGRES_HOST"],
+            port=int(env["POSTGRES_PORT"]),
+            user=env["POSTGRES_USER"],
+            password=env["POSTGRES_PASSWORD"],
+            dbname=env["POSTGRES_DBNAME"],
+            autocommit=True,
+            connect_timeout=int(float(env.get("POSTGRES_CONNECT_TIMEOUT", "30"))),
+        )
+    except psycopg.OperationalError as error:
+        raise OperationalError(str(error)) from error
+    with lock:
+        lock.execute("SELECT pg_advisory_lock(%s)", (key,))
+        yield

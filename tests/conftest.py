@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -123,3 +123,17 @@ def app(database_url: str) -> Iterator[Bohnanza]:
     """The application on an empty store, closed after the test."""
     with Bohnanza.from_url(database_url) as application:
         yield application
+
+
+@pytest.fixture(params=SHARED_STORES)
+def new_shared_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[[], str]:
+    """Makes an empty store of one kind that several Application instances can open, a new one
+    on each call."""
+    stores = itertools.count(1)
+
+    def new() -> str:
+        directory = tmp_path / f"store_{next(stores)}"
+        directory.mkdir()
+        return _store_url(request, request.param, directory)
+
+    return new

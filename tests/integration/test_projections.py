@@ -656,13 +656,18 @@ def test_two_projector_processes_catching_up_at_once_count_every_event_once(
             cwd=ROOT,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
         )
         for _ in range(2)
     ]
     for process in processes:
         assert process.stdout is not None
-        assert process.stdout.readline() == "ready\n"
+        line = process.stdout.readline()
+        if line != "ready\n":  # it failed to start: show why (seen once in a full run)
+            process.kill()
+            _, error = process.communicate()
+            pytest.fail(f"a projector process did not start ({line!r}):\n{error}")
     outputs = [process.communicate("go\n", timeout=120)[0] for process in processes]
 
     assert all(process.returncode == 0 for process in processes)

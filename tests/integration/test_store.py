@@ -328,6 +328,24 @@ def test_another_process_loads_the_same_game(shared_database_url: str) -> None:
     assert GameState.from_dict(json.loads(loaded.stdout)) == fold(facts)
 
 
+def test_applications_starting_together_on_an_empty_store_all_start(
+    new_shared_database_url: Callable[[], str],
+) -> None:
+    """As the API's workers and the projector do when they start on a new database: each one
+    creates the store's tables, types and functions if they are missing, at the same moment."""
+    for _ in range(10):
+        url = new_shared_database_url()
+        start = threading.Barrier(4)
+
+        def open_the_store(url: str = url, start: threading.Barrier = start) -> None:
+            start.wait()
+            Bohnanza.from_url(url).close()
+
+        with ThreadPoolExecutor(4) as pool:
+            for started in [pool.submit(open_the_store) for _ in range(4)]:
+                started.result()
+
+
 def test_of_two_application_instances_racing_on_one_version_exactly_one_command_is_stored(
     shared_database_url: str,
 ) -> None:
