@@ -160,15 +160,6 @@ class Bohnanza(Application):
                     time.sleep(random.uniform(0, 0.01 * attempt))
         raise AssertionError("unreachable")
 
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
-        try:
-            super().__init__(env)
-        except BaseException:  # close what was opened (a pool, a file) before the failure
-            factory = getattr(self, "factory", None)
-            if factory is not None:
-                factory.close()
-            raise
-
     def construct_env(self, name: str, env: Mapping[str, str] | None = None) -> Environment:
         """Only the class defaults and the given env: configuration is read in one place (the
         CLI or app factory), never from this process's environment behind the caller's back."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -344,6 +345,40 @@ def test_applications_starting_together_on_an_empty_store_all_start(
         with ThreadPoolExecutor(4) as pool:
             for started in [pool.submit(open_the_store) for _ in range(4)]:
                 started.result()
+
+
+def test_a_sqlite_file_locked_by_another_process_opening_it_is_tried_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    failures = [sqlite3.OperationalError("database is locked")] * 2
+    construct = Bohnanza.construct_recorder
+
+    def locked_at_first(app: Bohnanza) -> Any:
+        if failures:
+            raise failures.pop()
+        return construct(app)
+
+    monkeypatch.setattr(Bohnanza, "construct_recorder", locked_at_first)
+
+    with Bohnanza.from_url(f"sqlite:///{tmp_path / 'store.sqlite3'}") as app:
+        assert app.games() == []
+    assert failures == []
+
+
+def test_a_sqlite_file_that_fails_otherwise_is_not_tried_again(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    attempts: list[Bohnanza] = []
+
+    def broken(app: Bohnanza) -> Any:
+        attempts.append(app)
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(Bohnanza, "construct_recorder", broken)
+
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
+        Bohnanza.from_url(f"sqlite:///{tmp_path / 'store.sqlite3'}")
+    assert len(attempts) == 1
 
 
 def test_of_two_application_instances_racing_on_one_version_exactly_one_command_is_stored(
