@@ -73,8 +73,10 @@ class LazyServices:
         return self._services
 
     def _build(self) -> Services:
-        # Workers starting together on a fresh database race to create the same tables; the
-        # losers fail (PostgreSQL has no atomic CREATE … IF NOT EXISTS) and find them made.
+        # Workers starting together on a fresh database race to create the API's and the read
+        # models' tables; the losers fail (PostgreSQL has no atomic CREATE … IF NOT EXISTS) and
+        # find them made. (The event store's own are made one process at a time, under a lock:
+        # domain/storage.py.)
         attempt = 1
         while True:
             try:

@@ -75,9 +75,10 @@ class FastLoader:
             check = checks.get(name)
             if check is None:
                 return None  # an unknown key: marshmallow applies the schema's policy
-            loaded[name] = check(value)
-            if loaded[name] is _DEFER:
+            value = check(value)
+            if value is _DEFER:
                 return None
+            loaded[name] = value
         for name, default in self.defaults.items():
             if name not in loaded:
                 loaded[name] = default() if callable(default) else default
@@ -137,7 +138,7 @@ class BodyParser(FlaskParser):
 
     def __init__(self, *args: typing.Any, **kwargs: typing.Any) -> None:
         super().__init__(*args, **kwargs)
-        self._fast: dict[int, tuple[ma.Schema, FastLoader | None]] = {}
+        self._fast: dict[ma.Schema, FastLoader | None] = {}
 
     def _raw_load_json(self, req: flask.Request) -> typing.Any:
         try:
@@ -167,10 +168,9 @@ class BodyParser(FlaskParser):
     def _fast_loader(self, argmap: typing.Any) -> FastLoader | None:
         if not isinstance(argmap, ma.Schema):
             return None
-        known = self._fast.get(id(argmap))
-        if known is None or known[0] is not argmap:
-            known = self._fast[id(argmap)] = (argmap, FastLoader.of(argmap))
-        return known[1]
+        if argmap not in self._fast:  # schemas are hashed by identity, made once per route
+            self._fast[argmap] = FastLoader.of(argmap)
+        return self._fast[argmap]
 
 
 class Blueprint(flask_smorest.Blueprint):

@@ -269,13 +269,13 @@ def round_trip(game: BotGame, repeats: int) -> None:
             )
         for number, connection in enumerate(CONNECTIONS):
             target = "   target ≤ 2×" if number == 0 else ""
-            print(f"   client: {connection.name} — {_first_line(connection.__doc__)}")
+            print(f"   client: {connection.name} — {_first_paragraph(connection.__doc__)}")
             _report_round_trips([passes[connection.name] for passes in runs[layout]], target)
     if pair is None:
         print("   (b, the client and the server on CPUs of their own, needs Linux and 2 CPUs)")
 
 
-def _first_line(text: str | None) -> str:
+def _first_paragraph(text: str | None) -> str:
     return " ".join((text or "").split("\n\n")[0].split())
 
 

@@ -149,16 +149,16 @@ class Bohnanza(Application):
         if "SQLITE_DBNAME" in env:
             Path(env["SQLITE_DBNAME"]).parent.mkdir(parents=True, exist_ok=True)
         with opening_alone(env):
-            for attempt in range(1, STARTUP_ATTEMPTS + 1):
+            for attempt in range(1, STARTUP_ATTEMPTS):
                 try:
                     return cls(env=env)
                 except sqlite3.OperationalError as error:
                     # A new SQLite file's journal becomes a write-ahead log on first use, which
                     # fails at once ("database is locked") while another process does the same.
-                    if attempt == STARTUP_ATTEMPTS or "database is locked" not in str(error):
+                    if "database is locked" not in str(error):
                         raise
                     time.sleep(random.uniform(0, 0.01 * attempt))
-        raise AssertionError("unreachable")
+            return cls(env=env)
 
     def construct_env(self, name: str, env: Mapping[str, str] | None = None) -> Environment:
         """Only the class defaults and the given env: configuration is read in one place (the
