@@ -18,6 +18,11 @@ It also answers the errors gunicorn answers itself, before the app sees a reques
 that is not HTTP, a URL or headers over gunicorn's limits), in the service's JSON error envelope
 rather than gunicorn's HTML page, so that every error a client can get has the same form.
 
+And it says `Connection: close` on an answer given without reading the whole request body (a
+413 for a body over the limit, a 415, a body sent with a GET): gunicorn would otherwise announce
+keep-alive, then fail to skip the unread body (it reads past at most 64 KB of one) and close the
+connection anyway, so that the client's next request on it would go unanswered.
+
 Run it with `gunicorn --worker-class api.worker.KeepAliveThreadWorker --threads N …`; `bohnanza
 serve` and the Dockerfile do.
 """
@@ -32,6 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from gunicorn import util
+from gunicorn.http.body import ChunkedReader, LengthReader
 from gunicorn.workers.gthread import ThreadWorker
 
 from .errors import HTTP_CODES
@@ -55,6 +61,10 @@ class KeepAliveThreadWorker(ThreadWorker):
         self._waiting = 0
         """Connections handed to the pool that no thread has taken yet."""
         super().init_process()
+
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        self.wsgi = closing_after_unread_bodies(self.wsgi)
 
     def enqueue_req(self, conn: Any) -> None:
         with self._counts:
@@ -109,6 +119,36 @@ def request_follows(conn: Any, free: Callable[[], bool], linger: float = LINGER_
             return False
         if readable.poll(min(left, SLICE_SECONDS) * 1000):
             return True  # a request, or the client closing: gthread's handle() sees which
+    return False
+
+
+WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Any]
+
+
+def closing_after_unread_bodies(app: WsgiApp) -> WsgiApp:
+    """`app`, closing the connection after an answer given without reading the whole request
+    body: the answer then says `Connection: close`, and the client opens a new connection for its
+    next request instead of losing it."""
+
+    def serve(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        answer = app(environ, start_response)  # the headers go out when gunicorn writes it
+        if body_left_unread(environ.get("wsgi.input")):
+            response = getattr(start_response, "__self__", None)  # gunicorn's Response
+            if response is not None:
+                response.force_close()
+        return answer
+
+    return serve
+
+
+def body_left_unread(body: Any) -> bool:
+    """Whether part of the request body gunicorn's `body` (wsgi.input) reads is still on the
+    connection: bytes of a Content-Length not read yet, or a chunked body not read to its end."""
+    reader = getattr(body, "reader", None)
+    if isinstance(reader, LengthReader):
+        return reader.length > 0
+    if isinstance(reader, ChunkedReader):
+        return reader.parser is not None
     return False
 
 

@@ -225,3 +225,18 @@ def test_a_chunked_body_is_read_whole_or_refused_as_too_large(
 
     assert response.status_code == status, response.text
     assert response.json()["code"] == ("invalid_ruleset" if status == 422 else "payload_too_large")
+
+
+def test_after_a_body_refused_unread_as_too_large_the_client_goes_on(base_url: str) -> None:
+    oversize = b'{"seats": ["Ana", "Ben"], "padding": "' + b"x" * 200_000 + b'"}'
+
+    with httpx.Client(base_url=base_url, timeout=30.0) as client:
+        refused = client.post(
+            "/api/games", content=oversize, headers={"Content-Type": "application/json"}
+        )
+        after = client.get("/api/health")
+
+    assert refused.status_code == 413
+    assert refused.json()["code"] == "payload_too_large"
+    assert refused.headers["Connection"] == "close"
+    assert after.status_code == 200

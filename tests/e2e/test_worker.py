@@ -68,8 +68,9 @@ def test_a_client_that_hangs_up_after_its_answer_leaves_the_worker_serving(two_t
     assert ask(http.client.HTTPConnection(*two_threads, timeout=10), "/still") == "/still"
 
 
-def raw_exchange(server: tuple[str, int], request: bytes) -> tuple[int, dict[str, str], Any]:
-    """Send bytes as they are (no client library would send these) and read the answer."""
+def raw_exchange(server: tuple[str, int], request: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Send bytes as they are (no client library would send these) and read the answer, until
+    the server closes the connection."""
     with socket.create_connection(server, timeout=10) as connection:
         connection.sendall(request)
         answer = b""
@@ -78,7 +79,7 @@ def raw_exchange(server: tuple[str, int], request: bytes) -> tuple[int, dict[str
     head, _, body = answer.partition(b"\r\n\r\n")
     status_line, *header_lines = head.decode("latin-1").split("\r\n")
     headers = dict(line.split(": ", 1) for line in header_lines)
-    return int(status_line.split(" ")[1]), headers, json.loads(body)
+    return int(status_line.split(" ")[1]), headers, body
 
 
 @pytest.mark.parametrize(
@@ -98,7 +99,8 @@ def raw_exchange(server: tuple[str, int], request: bytes) -> tuple[int, dict[str
 def test_errors_gunicorn_answers_itself_come_in_the_json_envelope(
     two_threads: tuple[str, int], request_bytes: bytes, status: int, code: str
 ) -> None:
-    answered, headers, body = raw_exchange(two_threads, request_bytes)
+    answered, headers, answer = raw_exchange(two_threads, request_bytes)
+    body = json.loads(answer)
 
     assert answered == status
     assert headers["Content-Type"] == "application/json"
@@ -107,3 +109,64 @@ def test_errors_gunicorn_answers_itself_come_in_the_json_envelope(
     assert body["status"] == status
     assert body["errors"] == {}
     assert body["message"]
+
+
+def post(connection: http.client.HTTPConnection, path: str, body: Any) -> http.client.HTTPResponse:
+    connection.request("POST", path, body, encode_chunked=not isinstance(body, bytes))
+    answer = connection.getresponse()
+    answer.read()
+    return answer
+
+
+def in_chunks(size: int) -> Iterator[bytes]:
+    for start in range(0, size, 4096):
+        yield b"x" * min(4096, size - start)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"x" * 10, b"x" * 200_000, in_chunks(10), in_chunks(200_000)],
+    ids=["small", "large", "small-chunked", "large-chunked"],
+)
+def test_an_answer_given_without_reading_the_body_closes_the_connection(
+    two_threads: tuple[str, int], body: Any
+) -> None:
+    if isinstance(body, bytes):
+        framing = f"Content-Length: {len(body)}".encode()
+        sent = body
+    else:
+        chunks = list(body)
+        framing = b"Transfer-Encoding: chunked"
+        sent = b"".join(b"%x\r\n%s\r\n" % (len(c), c) for c in chunks) + b"0\r\n\r\n"
+    request = b"POST /skipped?unread HTTP/1.1\r\nHost: x\r\n" + framing + b"\r\n\r\n" + sent
+
+    status, headers, answer = raw_exchange(two_threads, request)  # returns once the server closes
+
+    assert status == 200
+    assert headers["Connection"] == "close"
+    assert answer == b"/skipped"
+
+
+def test_after_an_answer_that_closed_the_connection_a_client_goes_on_on_a_new_one(
+    two_threads: tuple[str, int],
+) -> None:
+    connection = http.client.HTTPConnection(*two_threads, timeout=10)
+
+    skipped = post(connection, "/skipped?unread", b"x" * 200_000)
+
+    assert skipped.getheader("Connection") == "close"
+    assert ask(connection, "/next") == "/next"
+
+
+@pytest.mark.parametrize("body", [b"x" * 200_000, in_chunks(200_000)], ids=["length", "chunked"])
+def test_answers_after_reading_the_whole_body_keep_the_connection_open(
+    two_threads: tuple[str, int], body: Any
+) -> None:
+    connection = http.client.HTTPConnection(*two_threads, timeout=10)
+    connection.connect()
+    opened = connection.sock
+
+    answers = [post(connection, f"/read/{n}", body if n == 0 else b"x" * 10) for n in range(3)]
+
+    assert [a.getheader("Connection") for a in answers] == ["keep-alive"] * 3
+    assert connection.sock is opened
