@@ -11,6 +11,13 @@ from domain.rules.commands import COMMAND_TYPES
 from domain.rules.rulesets import DEFAULT_PRESET, PRESETS
 from domain.rules.state import DIGITAL, MODES, Phase
 
+
+def integer(**kwargs: Any) -> fields.Integer:
+    """An integer field of a JSON body: a JSON number without a fraction, never coerced (1.5 and
+    "1" are refused, not read as 1). Query parameters arrive as text, and keep `fields.Integer`."""
+    return fields.Integer(strict=True, **kwargs)
+
+
 SEAT_NUMBER = {"validate": validate.Range(min=0, max=6)}
 INDEX = {"validate": validate.Range(min=0, max=200)}
 STATUSES = ("in-progress", "ended")
@@ -62,9 +69,9 @@ class GameCreateSchema(Schema):
         load_default=dict,
         metadata={"description": "Ruleset options, see GET /api/rulesets"},
     )
-    start_seat = fields.Integer(load_default=0, **SEAT_NUMBER)
+    start_seat = integer(load_default=0, **SEAT_NUMBER)
     mode = fields.String(load_default=DIGITAL, validate=validate.OneOf(MODES))
-    seed = fields.Integer(
+    seed = integer(
         validate=validate.Range(min=0, max=2**63 - 1),
         metadata={"description": "Digital games: the seed of every shuffle (default: random)"},
     )
@@ -75,23 +82,23 @@ class CommandSchema(Schema):
     """A command (domain/rules/commands.py). Seats, fields and hand positions count from 0."""
 
     type = fields.String(required=True, validate=validate.OneOf(list(COMMAND_TYPES)))
-    seat = fields.Integer(metadata={"description": "Defaults to the caller's seat"}, **SEAT_NUMBER)
-    field = fields.Integer(**INDEX)
+    seat = integer(metadata={"description": "Defaults to the caller's seat"}, **SEAT_NUMBER)
+    field = integer(**INDEX)
     bean = fields.String(
         allow_none=True,
         validate=validate.OneOf(list(BEANS)),
         metadata={"description": "Plant: the bean expected (null: whatever comes)"},
     )
     cards = _beans(allow_none=True, metadata={"description": "Tabletop reveal/draw: cards seen"})
-    to = fields.Integer(**SEAT_NUMBER)
-    hand = fields.List(fields.Integer(**INDEX), metadata={"description": "Hand positions"})
+    to = integer(**SEAT_NUMBER)
+    hand = fields.List(integer(**INDEX), metadata={"description": "Hand positions"})
     revealed = _beans()
     trade_area = _beans()
     wants = _beans()
-    offer = fields.Integer(validate=validate.Range(min=1))
-    position = fields.Integer(**INDEX)
+    offer = integer(validate=validate.Range(min=1))
+    position = integer(**INDEX)
     hands = fields.List(_beans(), metadata={"description": "Tabletop deal: each seat's hand"})
-    expected_version = fields.Integer(
+    expected_version = integer(
         validate=validate.Range(min=1),
         metadata={
             "description": "Refuse with 412 unless the game is at this version (or If-Match)"
@@ -540,11 +547,11 @@ NOTE_TEXT = validate.Length(min=1, max=4000)
 
 
 class NoteCreateSchema(Schema):
-    step = fields.Integer(required=True, validate=validate.Range(min=1))
+    step = integer(required=True, validate=validate.Range(min=1))
     text = fields.String(required=True, validate=NOTE_TEXT)
     glyph = GLYPH
     visibility = fields.String(load_default="public", validate=VISIBILITY)
-    seat = fields.Integer(allow_none=True, **SEAT_NUMBER)
+    seat = integer(allow_none=True, **SEAT_NUMBER)
     author = fields.String(
         validate=validate.Length(min=1, max=40),
         metadata={"description": "A guest's name (no token): public notes on ended games only"},
@@ -555,7 +562,7 @@ class NoteEditSchema(Schema):
     text = fields.String(validate=NOTE_TEXT)
     glyph = GLYPH
     visibility = fields.String(validate=VISIBILITY)
-    seat = fields.Integer(allow_none=True, **SEAT_NUMBER)
+    seat = integer(allow_none=True, **SEAT_NUMBER)
 
 
 class NoteListSchema(Schema):
@@ -563,7 +570,7 @@ class NoteListSchema(Schema):
 
 
 class ForkCreateSchema(Schema):
-    step = fields.Integer(required=True, validate=validate.Range(min=1))
+    step = integer(required=True, validate=validate.Range(min=1))
 
 
 class ForkCreatedSchema(Schema):

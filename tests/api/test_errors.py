@@ -10,6 +10,7 @@ import pytest
 from eventsourcing.persistence import OperationalError
 from flask import Flask
 from flask.testing import FlaskClient
+from marshmallow import fields
 
 from api import games as games_module
 from api.app import MAX_BODY_BYTES
@@ -91,6 +92,48 @@ def test_a_json_value_that_is_not_an_object_is_a_schema_violation(
     )
 
     assert_envelope(response, 422, "validation_error")
+
+
+@pytest.mark.parametrize("value", [1.5, 1.0, "1", True], ids=["fraction", "float", "text", "bool"])
+def test_a_command_number_that_is_no_json_integer_is_a_422_not_read_as_one(
+    client: FlaskClient, game: CreatedGame, value: object
+) -> None:
+    response = command(client, game, game.seat(0), type="plant", field=value)
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert body["errors"]["json"] == {"field": ["Not a valid integer."]}
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{"seed": 1.5}, {"seed": "1"}, {"start_seat": 1.7}, {"start_seat": "1"}],
+    ids=["seed-fraction", "seed-text", "start-seat-fraction", "start-seat-text"],
+)
+def test_a_game_number_that_is_no_json_integer_is_a_422_not_read_as_one(
+    client: FlaskClient, extra: dict[str, object]
+) -> None:
+    response = client.post("/api/games", json={"seats": ["Ana", "Ben", "Cleo"], **extra})
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert body["errors"]["json"] == {next(iter(extra)): ["Not a valid integer."]}
+
+
+def test_every_integer_of_every_json_body_is_read_strictly(web: Flask) -> None:
+    """Query parameters are text and read as numbers; a JSON body's numbers are never coerced."""
+    checked = 0
+    for view in web.view_functions.values():
+        for parameter in getattr(view, "_apidoc", {}).get("arguments", {}).get("parameters", []):
+            if parameter["in"] != "json":
+                continue
+            schema = parameter["schema"]
+            schema = schema() if isinstance(schema, type) else schema
+            for name, field in schema.load_fields.items():
+                for part in (field, getattr(field, "inner", None)):
+                    if isinstance(part, fields.Integer):
+                        assert part.strict, f"{type(schema).__name__}.{name}"
+                        checked += 1
+
+    assert checked >= 10
 
 
 def test_a_command_missing_what_it_needs_is_a_422(client: FlaskClient, game: CreatedGame) -> None:
