@@ -337,10 +337,9 @@ def _authorize_host(state: GameState, body: dict[str, Any]) -> None:
 
 
 def _authorize_seat(caller: Caller, body: dict[str, Any]) -> None:
-    """A seat acts for itself only (its seat is filled in if the body names none)."""
+    """A seat acts for itself only (the body names it, or it was filled in)."""
     if body["type"] == Deal.type:
         raise forbidden("only the host of a tabletop game enters the dealt hands")
-    body.setdefault("seat", caller.seat)
     if body["seat"] != caller.seat:
         raise forbidden(
             f"this token is seat {caller.seat}'s; it cannot act for seat {body['seat']}"
@@ -357,7 +356,8 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
 
     Send `If-Match: "<version>"` (or `expected_version`) to refuse it with 412 if the game has
     moved on, and an `Idempotency-Key` header to make a retry safe: the same key and body get
-    the first answer again and store nothing new."""
+    the first answer again and store nothing new (the key covers the body and the expected
+    version: another body or another If-Match with the same key is a 422)."""
     service = services()
     service.views.started(game_id)  # 404 for an unknown game before 401 for its token
     caller = caller_for(game_id)
@@ -369,6 +369,8 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
         raise ApiError(
             400, "bad_request", "Idempotency-Key must be 1 to 128 visible ASCII characters"
         )
+    if caller.role != HOST:  # a seat's own seat, named or not, is the same command
+        body.setdefault("seat", caller.seat)
     fingerprint = {"command": body, "expected_version": expected}
     if key is not None:
         replay = service.idempotency.begin(game_id, key, caller, fingerprint)

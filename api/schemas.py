@@ -121,7 +121,7 @@ COMMAND_HEADERS = [
         "required": False,
         "description": "Makes a retry safe: the same key and body get the first answer again "
         "(with `Idempotent-Replayed: true`) and store nothing new; the same key with another "
-        "body is refused (422), and while the first request runs, 409 (`idempotency_key_in_flight`). "
+        "body or another expected version (`If-Match` or `expected_version`) is refused (422), and while the first request runs, 409 (`idempotency_key_in_flight`). "
         "The key is stored with the command's events, so even a retry after the server stopped "
         "mid-request stores the command at most once: after 30 seconds unanswered, the retry "
         "gets the answer rebuilt from what was stored, or the command runs then.",

@@ -51,6 +51,22 @@ def test_a_retry_with_the_same_key_and_body_gets_the_first_answer_and_stores_not
     assert stored_events(web, game) == events == 3
 
 
+@pytest.mark.parametrize("named_first", [False, True], ids=["named-on-retry", "named-first"])
+def test_a_retry_naming_the_seat_the_first_request_left_out_is_the_same_command(
+    web: Flask, client: FlaskClient, game: CreatedGame, named_first: bool
+) -> None:
+    headers = game.seat(0, Idempotency_Key="plant-1")
+    seat = {"seat": 0}
+    first = command(client, game, headers, type="plant", field=0, **(seat if named_first else {}))
+
+    retry = command(client, game, headers, type="plant", field=0, **({} if named_first else seat))
+
+    assert retry.status_code == first.status_code == 200
+    assert retry.get_json() == first.get_json()
+    assert retry.headers["Idempotent-Replayed"] == "true"
+    assert stored_events(web, game) == 3
+
+
 def test_a_refused_command_is_answered_the_same_way_on_retry(
     web: Flask, client: FlaskClient, game: CreatedGame
 ) -> None:
