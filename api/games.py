@@ -99,11 +99,26 @@ def viewer_for(
             raise unauthorized("a seat's view needs that seat's token")
         return PUBLIC_VIEWER
     if caller.role == HOST:
-        return HOST_VIEWER
+        return HOST_VIEWER if seat is None else _seat_for_host(game_id, seat)
     if seat is not None and seat != caller.seat:
         raise forbidden(f"this token is seat {caller.seat}'s; it cannot see seat {seat}'s hand")
     assert caller.seat is not None
     return Viewer.of_seat(caller.seat)
+
+
+def _seat_for_host(game_id: UUID, seat: int) -> Viewer:
+    """A seat's view, for the host of a tabletop game (who sees every hand there anyway)."""
+    started = services().views.started(game_id)
+    if started.mode != TABLETOP:
+        raise forbidden(f"in a digital game only seat {seat}'s own token may see its hand")
+    if seat >= len(started.seats):
+        raise ApiError(
+            422,
+            "validation_error",
+            "The request does not match the schema; see errors for each field.",
+            errors={"query": {"seat": [f"The game's seats are 0 to {len(started.seats) - 1}."]}},
+        )
+    return Viewer.of_seat(seat)
 
 
 def wait_for_read_models(position: int | None) -> None:
@@ -271,7 +286,7 @@ def game_view(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """The table as the caller may see it.
 
     A seat (its token) sees its own hand in order and its legal commands; the host of a tabletop
-    game sees every hand; no token is the public view."""
+    game sees every hand, or with `seat` that seat's view; no token is the public view."""
     services().views.started(game_id)  # 404 before 401/403 for an unknown game
     viewer = viewer_for(
         game_id, caller_for(game_id), perspective=query.get("perspective"), seat=query.get("seat")

@@ -145,7 +145,11 @@ class ViewQuerySchema(Schema):
         metadata={"description": "auditor: everything, once the game is over (or with rights)"},
     )
     seat = fields.Integer(
-        metadata={"description": "Ask for a seat's view: only that seat's token may"}, **SEAT_NUMBER
+        metadata={
+            "description": "Ask for a seat's view: that seat's token may, and the host's in a "
+            "tabletop game (the host sees every hand there); in a digital game, 403 for the host"
+        },
+        **SEAT_NUMBER,
     )
 
 

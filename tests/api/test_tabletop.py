@@ -207,3 +207,32 @@ def test_a_digital_game_recorded_card_for_card_by_the_host_ends_the_same(
     assert summary["result"]["winners"] == list(ended.winners)
     stored = web.extensions["bohnanza"].get().app.facts(uuid.UUID(record.id))
     assert stored[-1] == ended
+
+
+def test_the_host_of_a_tabletop_game_may_see_a_seats_view(
+    client: FlaskClient, dealt: CreatedGame
+) -> None:
+    as_host = client.get(f"{dealt.url}/view?seat=1", headers=dealt.host()).get_json()
+    as_seat = client.get(f"{dealt.url}/view", headers=dealt.seat(1)).get_json()
+
+    assert as_host == as_seat
+    assert as_host["viewer"] == {"kind": "seat", "seat": 1}
+
+
+def test_the_host_asking_for_a_seat_the_game_does_not_have_is_a_422(
+    client: FlaskClient, dealt: CreatedGame
+) -> None:
+    response = client.get(f"{dealt.url}/view?seat=5", headers=dealt.host())
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert body["errors"] == {"query": {"seat": ["The game's seats are 0 to 2."]}}
+
+
+def test_the_host_of_a_digital_game_asking_for_a_seats_view_is_a_403(
+    client: FlaskClient,
+) -> None:
+    game = create_game(client)
+
+    response = client.get(f"{game.url}/view?seat=1", headers=game.host())
+
+    assert_envelope(response, 403, "forbidden")
