@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
@@ -23,10 +24,20 @@ INDEX = {"validate": validate.Range(min=0, max=200)}
 STATUSES = ("in-progress", "ended")
 
 
+JOINERS = frozenset({"\u200c", "\u200d"} | {chr(tag) for tag in range(0xE0020, 0xE0080)})
+"""The invisible characters a name may hold: the zero-width (non-)joiners that emoji sequences
+(👨‍👩‍👧) and some scripts need, and the tags of subdivision flags (🏴󠁧󠁢󠁳󠁣󠁴󠁿)."""
+UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
+"""Controls, invisible formatting (such as the marks that reverse the order text is shown in),
+lone surrogates, private use, and line and paragraph separators."""
+
+
 def printable(text: str) -> bool:
-    """Names are stored and compared as text: no control characters, no lone surrogates."""
-    if not text.isprintable():
-        raise ValidationError("Use printable characters only.")
+    """Names are shown and compared as text: letters, marks, digits, punctuation, symbols and
+    spaces, and the joiners emoji need; no control or other invisible formatting character."""
+    for character in text:
+        if unicodedata.category(character) in UNPRINTABLE and character not in JOINERS:
+            raise ValidationError("Use printable characters only.")
     return True
 
 
@@ -61,7 +72,12 @@ class GameCreateSchema(Schema):
         fields.String(**NAME),
         required=True,
         validate=validate.Length(min=2, max=7),
-        metadata={"description": "Seat names, clockwise", "example": ["Ana", "Ben", "Cleo"]},
+        metadata={
+            "description": "Seat names, clockwise: 1 to 40 printable characters each (no "
+            "control or invisible formatting characters but the joiners of emoji sequences), "
+            "different once spaces around them are trimmed",
+            "example": ["Ana", "Ben", "Cleo"],
+        },
     )
     ruleset = fields.String(load_default=DEFAULT_PRESET, validate=validate.OneOf(list(PRESETS)))
     options = fields.Dict(

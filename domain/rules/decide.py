@@ -84,7 +84,9 @@ def start_game(
     if any(not isinstance(name, str) or not name for name in names):
         raise MalformedCommand("every seat needs a non-empty name")
     if len(set(names)) != len(names):
-        raise MalformedCommand(f"seat names must differ: {', '.join(names)}")
+        raise MalformedCommand(
+            f"seat names must differ (spaces around them do not count): {', '.join(names)}"
+        )
     if not 0 <= start_seat < len(names):
         raise MalformedCommand(
             f"start seat {start_seat} does not exist; seats are 0–{len(names) - 1}"

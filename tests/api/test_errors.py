@@ -150,12 +150,36 @@ def test_an_unknown_ruleset_option_is_a_422_naming_the_valid_ones(client: FlaskC
     assert "allow_retrade" in body["message"]
 
 
-@pytest.mark.parametrize("name", ["Ana\x00", "Ben\n", "\ud800"])
+@pytest.mark.parametrize(
+    "name",
+    ["Ana\x00", "Ben\n", "\ud800", "Ana\u202eneB", "Cl\u2028eo", "Ana\ufeff", "\ue000"],
+    ids=["nul", "newline", "surrogate", "bidi-override", "line-separator", "bom", "private-use"],
+)
 def test_a_seat_name_with_unprintable_characters_is_a_422(client: FlaskClient, name: str) -> None:
     response = client.post("/api/games", json={"seats": [name, "Cleo"]})
 
     body = assert_envelope(response, 422, "validation_error")
     assert body["errors"]["json"]["seats"] == {"0": ["Use printable characters only."]}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "👨\u200d👩\u200d👧",
+        "🏴\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f",
+        "Zoë",
+        "می\u200cخواهم",
+        "Ana María",
+    ],
+    ids=["family-emoji", "flag-of-scotland", "diaeresis", "persian-with-zwnj", "space"],
+)
+def test_a_seat_name_may_hold_emoji_sequences_and_any_script(
+    client: FlaskClient, name: str
+) -> None:
+    response = client.post("/api/games", json={"seats": [name, "Cleo"]})
+
+    assert response.status_code == 201, response.get_json()
+    assert response.get_json()["seats"][0]["name"] == name
 
 
 def test_a_rule_violation_is_a_409_citing_the_rules_section(
