@@ -215,12 +215,12 @@ def refuse_bodies_the_api_cannot_read() -> None:
     length = request.content_length
     streamed = length is None and "Transfer-Encoding" in request.headers
     if (length or streamed) and not request.is_json:
-        sent = request.mimetype or "no Content-Type"
+        sent = request.mimetype or request.headers.get("Content-Type", "").strip()[:100]
         raise ApiError(
             415,
             "unsupported_media_type",
-            f"The request body must be JSON, sent with Content-Type: application/json ({sent}"
-            " was sent).",
+            "The request body must be JSON, sent with Content-Type: application/json "
+            f"({sent or 'no Content-Type'} was sent).",
         )
     limit = request.max_content_length
     if streamed and limit is not None and len(request.get_data(cache=True)) >= limit:

@@ -373,6 +373,15 @@ def test_a_body_without_a_content_type_creating_a_game_is_a_415(client: FlaskCli
     assert "no Content-Type was sent" in body["message"]
 
 
+def test_a_content_type_that_names_no_media_type_is_a_415_quoting_it(
+    client: FlaskClient,
+) -> None:
+    response = client.post("/api/games", data='{"seats": ["Ana", "Ben"]}', content_type=";;;")
+
+    body = assert_envelope(response, 415, "unsupported_media_type")
+    assert "(;;; was sent)" in body["message"]
+
+
 def test_a_json_media_type_with_a_suffix_is_read_as_json(
     client: FlaskClient, game: CreatedGame
 ) -> None:
