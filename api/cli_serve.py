@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
@@ -35,10 +36,19 @@ def create_demo(app: Flask) -> dict[str, Any]:
 @click.option("--port", default=8000, show_default=True, type=int)
 @click.option("--threads", default=8, show_default=True, type=int, help="Request threads.")
 @click.option("--no-demo", is_flag=True, help="Do not create the demo games on an empty store.")
+@click.option(
+    "--database-url",
+    help="The store, as `bohnanza --database-url` takes it [default: $BOHNANZA_DATABASE_URL, "
+    "or a SQLite file in $BOHNANZA_DATA_DIR].",
+)
 @click.pass_context
-def serve(ctx: click.Context, host: str, port: int, threads: int, no_demo: bool) -> None:
+def serve(
+    ctx: click.Context, host: str, port: int, threads: int, no_demo: bool, database_url: str | None
+) -> None:
     """Run the API and web pages on this machine (production: gunicorn, see the README)."""
     settings: Settings = ctx.obj
+    if database_url:
+        settings = dataclasses.replace(settings, database_url=database_url)
     app = create_app({"DATABASE_URL": settings.database_url})
     base = f"http://{host}:{port}"
     services = app.extensions["bohnanza"].get()
@@ -69,7 +79,9 @@ def serve(ctx: click.Context, host: str, port: int, threads: int, no_demo: bool)
     # The worker gunicorn forks builds its own services (connections, threads) on first use.
     app.extensions["bohnanza"].close()
     options = {"bind": f"{host}:{port}", "workers": 1, "threads": threads}
-    _Server(app, {**options, "worker_class": WORKER_CLASS}).run()
+    # No control socket: gunicorn's default path is one per user, which a second server (another
+    # `serve`, a gunicorn of another project) would take over.
+    _Server(app, {**options, "worker_class": WORKER_CLASS, "control_socket_disable": True}).run()
 
 
 class _Server(BaseApplication):

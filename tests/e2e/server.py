@@ -75,6 +75,7 @@ def gunicorn(
             f"127.0.0.1:{port}",
             "--graceful-timeout",
             "5",
+            "--no-control-socket",  # its default path is one per user: servers would share it
             app,
         ],
         cwd=ROOT,

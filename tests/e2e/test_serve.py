@@ -1,0 +1,98 @@
+"""`bohnanza serve`, the README's main command, run as a user runs it: on an empty store it
+creates the demo games, prints where they are with their tokens, and serves the API and pages
+until Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+from .server import STARTUP_SECONDS, free_port
+
+BOHNANZA = Path(sys.executable).with_name("bohnanza")
+READY = "API docs:"
+"""The last line `serve` prints before gunicorn starts."""
+
+
+@contextmanager
+def serving(database_url: str) -> Iterator[tuple[str, str]]:
+    """`bohnanza serve` on a free port until the block ends (stopped with Ctrl-C's signal): its
+    base URL once it answers, and what it printed before gunicorn's own log."""
+    port = free_port()
+    process = subprocess.Popen(
+        [BOHNANZA, "serve", "--port", str(port), "--database-url", database_url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    try:
+        printed = ""
+        while READY not in printed:
+            line = process.stdout.readline()
+            assert line, f"serve stopped before serving:\n{printed}"
+            printed += line
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            try:
+                httpx.get(f"{base}/api/health", timeout=5.0).raise_for_status()
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, f"serve did not answer:\n{printed}"
+                time.sleep(0.1)
+        yield base, printed
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        rest, _ = process.communicate(timeout=30)
+    assert process.returncode == 0, rest
+
+
+def test_serve_on_an_empty_store_creates_the_demo_games_and_serves_them(tmp_path: Path) -> None:
+    with serving(f"sqlite:///{tmp_path / 'store.sqlite3'}") as (base, printed):
+        finished = re.search(r"/games/([0-9a-f-]{36})/replay", printed)
+        new = re.search(r"a new 3-player game: +\S+/api/games/([0-9a-f-]{36})", printed)
+        token = re.search(r"Ana +token (\S+)", printed)
+        assert finished, printed
+        assert new, printed
+        assert token, printed
+        pages = {path: httpx.get(f"{base}{path}").status_code for path in ("/", "/docs", "/record")}
+        replay_page = httpx.get(f"{base}/games/{finished.group(1)}/replay")
+        summary = httpx.get(f"{base}/api/games/{finished.group(1)}").json()
+        view = httpx.get(
+            f"{base}/api/games/{new.group(1)}/view",
+            headers={"Authorization": f"Bearer {token.group(1)}"},
+        )
+        listed = httpx.get(f"{base}/api/games").json()
+
+    assert "Created two demo games" in printed
+    assert pages == {"/": 200, "/docs": 200, "/record": 200}
+    assert replay_page.status_code == 200
+    assert summary["status"] == "ended"
+    assert view.status_code == 200
+    assert view.json()["viewer"] == {"kind": "seat", "seat": 0}
+    assert len(listed["games"]) == 2
+
+
+def test_serve_on_a_store_with_games_creates_no_more(tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    with serving(store):
+        pass
+
+    with serving(store) as (base, printed):
+        listed = httpx.get(f"{base}/api/games").json()
+
+    assert "Created" not in printed
+    assert "2 games stored." in printed
+    assert len(listed["games"]) == 2
