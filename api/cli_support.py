@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -11,7 +10,8 @@ from uuid import UUID
 import click
 
 from domain.application import Bohnanza
-from domain.rules.errors import BohnanzaError
+from domain.rules.errors import BohnanzaError, InvalidRuleset
+from domain.rules.rulesets import OPTIONS
 
 from .settings import Settings
 
@@ -46,20 +46,23 @@ def find_game(app: Bohnanza, ref: str) -> UUID:
     raise click.ClickException(f"{len(matches)} games start with {ref!r}; give more of the id")
 
 
-def option_value(text: str) -> Any:
-    """A ruleset option's value from the command line: JSON if it parses, else the text."""
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
-
-
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
-    """`--option NAME=VALUE` pairs as a ruleset options mapping."""
+    """`--option NAME=VALUE` pairs as a ruleset options mapping, each value read from its text
+    (`Option.from_text`: true, 3, amigo, seat-distance,shared or JSON)."""
     options: dict[str, Any] = {}
     for pair in pairs:
-        name, sep, value = pair.partition("=")
+        name, sep, text = pair.partition("=")
         if not sep:
             raise click.BadParameter(f"{pair!r} is not NAME=VALUE", param_hint="--option")
-        options[name.strip().replace("-", "_")] = option_value(value.strip())
+        name = name.strip().replace("-", "_")
+        option = OPTIONS.get(name)
+        if option is None:
+            raise click.BadParameter(
+                f"unknown option {name!r}; valid options: {', '.join(OPTIONS)}",
+                param_hint="--option",
+            )
+        try:
+            options[name] = option.from_text(text)
+        except InvalidRuleset as error:
+            raise click.BadParameter(str(error), param_hint="--option") from None
     return options

@@ -8,6 +8,7 @@ them.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -212,10 +213,10 @@ class Option:
     is_list: bool = False
 
     def validate(self, value: Any) -> Any:
-        """The value in canonical form, or InvalidRuleset naming what is valid."""
+        """The value in canonical form (a list option's as a tuple), or InvalidRuleset naming
+        what is valid. Values come typed, as JSON carries them (true, 3, "amigo", a list);
+        `from_text` reads what a command line writes."""
         if self.is_list:
-            if isinstance(value, str):
-                value = [part.strip() for part in value.split(",") if part.strip()]
             if not isinstance(value, list | tuple) or not value:
                 raise InvalidRuleset(
                     f"option {self.name} takes a non-empty list of {self._valid()}, not {value!r}"
@@ -233,9 +234,22 @@ class Option:
         for choice in self.choices:
             if value == choice and type(value) is type(choice):
                 return choice
-            if isinstance(value, str) and str(choice).lower() == value.lower():
-                return choice
         raise InvalidRuleset(f"option {self.name} must be one of {self._valid()}, not {value!r}")
+
+    def from_text(self, text: str) -> Any:
+        """The value a command line's text names, in canonical form: JSON (true, 3, a list), a
+        choice by its name in any case (True, amigo), or a list's items separated by commas
+        (seat-distance,shared)."""
+        try:
+            return self.validate(json.loads(text))
+        except (json.JSONDecodeError, InvalidRuleset):
+            pass
+        if self.is_list:
+            return self.validate([part.strip() for part in text.split(",") if part.strip()])
+        for choice in self.choices:
+            if _show(choice).lower() == text.strip().lower():
+                return choice
+        raise InvalidRuleset(f"option {self.name} must be one of {self._valid()}, not {text!r}")
 
     def _valid(self) -> str:
         return ", ".join(_show(choice) for choice in self.choices)

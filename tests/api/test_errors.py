@@ -151,6 +151,20 @@ def test_an_unknown_ruleset_option_is_a_422_naming_the_valid_ones(client: FlaskC
 
 
 @pytest.mark.parametrize(
+    "options",
+    [{"allow_retrade": "true"}, {"allow_retrade": 1}, {"tie_break": "shared"}],
+    ids=["bool-as-text", "bool-as-number", "list-as-text"],
+)
+def test_an_option_value_not_of_its_json_type_is_a_422_naming_the_valid_ones(
+    client: FlaskClient, options: dict[str, object]
+) -> None:
+    response = client.post("/api/games", json={"seats": ["A", "B", "C"], "options": options})
+
+    body = assert_envelope(response, 422, "invalid_ruleset")
+    assert f"option {next(iter(options))}" in body["message"]
+
+
+@pytest.mark.parametrize(
     "name",
     ["Ana\x00", "Ben\n", "\ud800", "Ana\u202eneB", "Cl\u2028eo", "Ana\ufeff", "\ue000"],
     ids=["nul", "newline", "surrogate", "bidi-override", "line-separator", "bom", "private-use"],

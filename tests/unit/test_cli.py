@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from uuid import UUID
+
+from domain.application import Bohnanza
+
 
 def test_play_stores_a_complete_game_and_prints_the_winner(run):
     result = run("play", "--players", "Ana,Ben,Cleo", "--seed", "7")
@@ -60,6 +64,28 @@ def test_play_refuses_an_unknown_option_listing_the_valid_ones(run):
     assert result.exit_code != 0
     assert "unknown option 'turbo'" in result.output
     assert "allow_retrade" in result.output
+
+
+def test_play_reads_option_values_as_a_command_line_writes_them(run, tmp_path):
+    played = run(
+        "play", "--players", "Ana,Ben,Cleo", "--seed", "3", "--quiet",
+        "--option", "allow_retrade=True", "--option", "tie_break=seat-distance,shared",
+    )  # fmt: skip
+    game_id = UUID(played.output.split()[1])
+
+    with Bohnanza.from_url(f"sqlite:///{tmp_path}/cli.sqlite3") as app:
+        ruleset = app.state(game_id).ruleset
+
+    assert played.exit_code == 0, played.output
+    assert ruleset.allow_retrade is True
+    assert ruleset.tie_break == ("seat-distance", "shared")
+
+
+def test_play_refuses_an_option_value_naming_no_choice(run):
+    result = run("play", "--players", "Ana,Ben,Cleo", "--option", "bean_protection=strict")
+
+    assert result.exit_code != 0
+    assert "amigo, rg-literal, none" in result.output
 
 
 def test_play_refuses_a_player_count_the_ruleset_does_not_have(run):

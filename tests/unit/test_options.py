@@ -79,13 +79,42 @@ def test_a_combination_that_makes_no_sense_is_refused(preset, players, options, 
     assert reason in str(refused.value)
 
 
-def test_option_values_are_accepted_in_their_text_forms():
-    ruleset = resolve_ruleset(
-        "rio-grande", 4, {"allow_retrade": "true", "tie_break": "seat-distance,most-hand-cards"}
-    )
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("allow_retrade", "true"),
+        ("allow_retrade", 1),
+        ("bean_protection", "Amigo"),
+        ("tie_break", "seat-distance,most-hand-cards"),
+        ("tie_break", "shared"),
+    ],
+)
+def test_an_option_value_is_taken_only_with_its_own_type_and_spelling(name, value):
+    with pytest.raises(InvalidRuleset) as refused:
+        resolve_ruleset("rio-grande", 4, {name: value})
 
-    assert ruleset.allow_retrade is True
-    assert ruleset.tie_break == ("seat-distance", "most-hand-cards", "shared")
+    assert f"option {name}" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "value"),
+    [
+        ("allow_retrade", "true", True),
+        ("allow_retrade", "False", False),
+        ("bean_protection", "Amigo", "amigo"),
+        ("tie_break", "seat-distance,most-hand-cards", ("seat-distance", "most-hand-cards")),
+        ("tie_break", '["seat-distance", "shared"]', ("seat-distance", "shared")),
+    ],
+)
+def test_a_command_line_names_an_option_value_in_its_text_forms(name, text, value):
+    assert OPTIONS[name].from_text(text) == value
+
+
+def test_a_command_line_value_that_names_no_choice_is_refused_with_the_valid_ones():
+    with pytest.raises(InvalidRuleset) as refused:
+        OPTIONS["bean_protection"].from_text("strict")
+
+    assert "amigo, rg-literal, none" in str(refused.value)
 
 
 def test_a_game_stores_its_fully_resolved_ruleset_with_the_options_in_its_first_event():
