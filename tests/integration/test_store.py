@@ -211,7 +211,7 @@ def test_every_stored_event_carries_the_explicit_topic_of_its_fact(recorded: Rec
 
 
 def test_the_first_stored_event_carries_the_fully_resolved_ruleset(app: Bohnanza) -> None:
-    options = {"tie_break": "seat-distance", "coin_counts_visible": False}
+    options = {"tie_break": ["seat-distance"], "coin_counts_visible": False}
     game_id = app.start_game(SEATS, preset="amigo-1997", options=options, seed=5).game_id
 
     first = app.recorder.select_events(game_id, limit=1)[0]
