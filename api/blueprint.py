@@ -15,6 +15,7 @@ what marshmallow loads or defers to it.
 from __future__ import annotations
 
 import json
+import re
 import typing
 from collections.abc import Callable
 
@@ -128,12 +129,40 @@ def _validated(field: fields.Field, json_type: type, load: Check) -> Check:
     return check
 
 
+LONE_SURROGATE = (
+    "Invalid JSON body: a string holds half of a surrogate pair (an escape from \\ud800 to "
+    "\\udfff without its other half), which is not Unicode text."
+)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def holds_lone_surrogate(raw: bytes, body: typing.Any) -> bool:
+    """Whether a JSON body (its bytes `raw`, read as `body`) holds a lone surrogate, which no
+    store or answer can encode. Only an escape written as \\uD800…\\uDFFF makes one, so a body
+    without a `\\ud` is not searched."""
+    if b"\\ud" not in raw and b"\\uD" not in raw:
+        return False
+    pending = [body]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                return True
+        elif isinstance(value, dict):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return False
+
+
 class BodyParser(FlaskParser):
     """webargs' Flask parser, with two changes for JSON bodies:
 
     - a JSON body nested deeper than the standard library's decoder can follow (about a thousand
-      levels, well within the size limit) is refused like any other unreadable body (400),
-      instead of failing with a RecursionError (500);
+      levels, well within the size limit), with a number of more than 4300 digits, or with a
+      string holding a lone surrogate is refused like any other unreadable body (400), instead
+      of failing with a RecursionError, a ValueError or, once stored, a UnicodeEncodeError (500);
     - a body its schema would load unchanged is loaded by the schema's `FastLoader`."""
 
     def __init__(self, *args: typing.Any, **kwargs: typing.Any) -> None:
@@ -142,9 +171,17 @@ class BodyParser(FlaskParser):
 
     def _raw_load_json(self, req: flask.Request) -> typing.Any:
         try:
-            return super()._raw_load_json(req)
+            body = super()._raw_load_json(req)
         except RecursionError:
             abort(400, messages={"json": ["Invalid JSON body: nested too deeply to read."]})
+        except ValueError as error:
+            if isinstance(error, json.JSONDecodeError | UnicodeDecodeError):
+                raise  # webargs answers these itself
+            # Python reads integers of at most 4300 digits (sys.get_int_max_str_digits)
+            abort(400, messages={"json": ["Invalid JSON body: a number too long to read."]})
+        if body is not core.missing and holds_lone_surrogate(req.get_data(cache=True), body):
+            abort(400, messages={"json": [LONE_SURROGATE]})
+        return body
 
     def parse(
         self,

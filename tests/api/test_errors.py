@@ -14,6 +14,7 @@ from marshmallow import fields
 
 from api import games as games_module
 from api.app import MAX_BODY_BYTES
+from api.blueprint import LONE_SURROGATE
 
 from .conftest import web_app
 from .support import CreatedGame, assert_envelope, bearer, command, create_game
@@ -39,13 +40,26 @@ def test_malformed_json_creating_a_game_is_a_400(client: FlaskClient) -> None:
     assert_envelope(response, 400, "bad_request")
 
 
-NESTED_TOO_DEEPLY = "[" * 20_000 + "]" * 20_000
-"""Valid JSON well within the size limit, nested deeper than the decoder can follow."""
+UNREADABLE = {
+    "nested-too-deeply": (
+        "[" * 20_000 + "]" * 20_000,
+        "Invalid JSON body: nested too deeply to read.",
+    ),
+    "number-too-long": (
+        '{"step": ' + "9" * 5_000 + "}",
+        "Invalid JSON body: a number too long to read.",
+    ),
+    "lone-surrogate": ('{"text": "a\\ud800b", "seats": ["\\uDFFF"]}', LONE_SURROGATE),
+}
+"""Valid JSON well within the size limit that cannot be read: nested deeper than the decoder can
+follow, a number longer than Python reads, a string that is not Unicode text."""
 
 
-def test_a_body_nested_too_deeply_to_read_is_a_400_on_every_operation_with_a_body(
-    client: FlaskClient, game: CreatedGame
+@pytest.mark.parametrize("kind", list(UNREADABLE))
+def test_a_json_body_that_cannot_be_read_is_a_400_on_every_operation_with_a_body(
+    client: FlaskClient, game: CreatedGame, kind: str
 ) -> None:
+    sent, message = UNREADABLE[kind]
     document = client.get("/openapi.json").get_json()
     answered = {}
 
@@ -56,16 +70,29 @@ def test_a_body_nested_too_deeply_to_read_is_a_400_on_every_operation_with_a_bod
                 response = client.open(
                     url,
                     method=method.upper(),
-                    data=NESTED_TOO_DEEPLY,
+                    data=sent,
                     content_type="application/json",
                     headers=game.seat(0),
                 )
                 body = assert_envelope(response, 400, "bad_request")
-                assert body["errors"] == {"json": ["Invalid JSON body: nested too deeply to read."]}
+                assert body["errors"] == {"json": [message]}, (method, path)
                 answered[method, path] = response.status_code
 
     assert ("post", "/api/games/{game_id}/commands") in answered
     assert len(answered) >= 8
+
+
+def test_a_surrogate_pair_escaped_in_a_json_body_is_read_as_its_character(
+    client: FlaskClient,
+) -> None:
+    response = client.post(
+        "/api/games",
+        data='{"seats": ["\\ud83d\\ude00 Ana", "Ben"]}',
+        content_type="application/json",
+    )
+
+    assert response.status_code == 201, response.get_json()
+    assert response.get_json()["seats"][0]["name"] == "😀 Ana"
 
 
 def test_a_schema_violation_is_a_422_with_a_message_per_field(
@@ -166,8 +193,8 @@ def test_an_option_value_not_of_its_json_type_is_a_422_naming_the_valid_ones(
 
 @pytest.mark.parametrize(
     "name",
-    ["Ana\x00", "Ben\n", "\ud800", "Ana\u202eneB", "Cl\u2028eo", "Ana\ufeff", "\ue000"],
-    ids=["nul", "newline", "surrogate", "bidi-override", "line-separator", "bom", "private-use"],
+    ["Ana\x00", "Ben\n", "Ana\u202eneB", "Cl\u2028eo", "Ana\ufeff", "\ue000"],
+    ids=["nul", "newline", "bidi-override", "line-separator", "bom", "private-use"],
 )
 def test_a_seat_name_with_unprintable_characters_is_a_422(client: FlaskClient, name: str) -> None:
     response = client.post("/api/games", json={"seats": [name, "Cleo"]})
