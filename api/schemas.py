@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
+from domain.rules import names
 from domain.rules.beans import BEANS
 from domain.rules.commands import COMMAND_TYPES
 from domain.rules.rulesets import DEFAULT_PRESET, PRESETS
@@ -24,24 +24,14 @@ INDEX = {"validate": validate.Range(min=0, max=200)}
 STATUSES = ("in-progress", "ended")
 
 
-JOINERS = frozenset({"\u200c", "\u200d"} | {chr(tag) for tag in range(0xE0020, 0xE0080)})
-"""The invisible characters a name may hold: the zero-width (non-)joiners that emoji sequences
-(👨‍👩‍👧) and some scripts need, and the tags of subdivision flags (🏴󠁧󠁢󠁳󠁣󠁴󠁿)."""
-UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
-"""Controls, invisible formatting (such as the marks that reverse the order text is shown in),
-lone surrogates, private use, and line and paragraph separators."""
-
-
 def printable(text: str) -> bool:
-    """Names are shown and compared as text: letters, marks, digits, punctuation, symbols and
-    spaces, and the joiners emoji need; no control or other invisible formatting character."""
-    for character in text:
-        if unicodedata.category(character) in UNPRINTABLE and character not in JOINERS:
-            raise ValidationError("Use printable characters only.")
+    """Names are shown and compared as text (domain/rules/names.py says which characters)."""
+    if not names.printable(text):
+        raise ValidationError(names.NOT_PRINTABLE)
     return True
 
 
-NAME = {"validate": [validate.Length(min=1, max=40), printable]}
+NAME = {"validate": [validate.Length(min=1, max=names.MAX_NAME), printable]}
 
 
 def _beans(**kwargs: object) -> fields.List:

@@ -6,22 +6,29 @@ Each game has one `Annotations` aggregate (its id derives from the game's). A no
 host) or `public`. Edits and deletions are new events, so the history stays.
 
 Who sees a note also depends on its step: a note on a step holding a card the viewer may not know
-(another player's drawn card, say) is not shown to that viewer, whatever its visibility.
+(another player's drawn card, say) is not shown to that viewer, whatever its visibility. The
+auditor's perspective (every card, once the game is over) knows every card but no one's private
+notes: it reads the public ones.
+
+Notes added at the same time (the aggregate's next version taken twice) are each tried again on
+the aggregate as stored, so none is lost and none fails.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate, event
+from eventsourcing.persistence import IntegrityError
 
 from domain.application import Bohnanza
 from domain.rules import events as ev
 from domain.rules.errors import Forbidden, InvalidInput, NotFound
+from domain.rules.names import name_problem
 from projections.views import AUDITOR, HOST, SEAT, Viewer, redact
 
 GLYPHS = ("!", "?", "!!", "??", "!?", "?!")
@@ -30,6 +37,8 @@ GUEST = "guest"
 MAX_TEXT = 4000
 KEEP: Any = object()
 """Passed to `edit_note` for a field that stays as it is."""
+SAVE_ATTEMPTS = 10
+"""How many times a change to a game's notes is tried while others change them at once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +164,57 @@ def _check(
         raise InvalidInput(f"seat {seat} does not exist in this game")
 
 
+def _check_author(author: Author, players: int) -> None:
+    problem = name_problem(author.name)
+    if problem is not None:
+        raise InvalidInput(f"the author's name {author.name!r}: {problem}")
+    if author.role == SEAT:
+        if author.seat is None or not 0 <= author.seat < players:
+            raise InvalidInput(f"a seat's note names its author's seat, 0–{players - 1}")
+    elif author.role in (HOST, GUEST):
+        if author.seat is not None:
+            raise InvalidInput(f"a note by the {author.role} names no author's seat")
+    else:
+        raise InvalidInput(f"a note's author is a seat, the host or a guest, not {author.role!r}")
+
+
+def check_note(
+    facts: Sequence[ev.Event],
+    *,
+    step: int,
+    author: Author,
+    text: str,
+    glyph: str | None = None,
+    visibility: str = "public",
+    seat: int | None = None,
+) -> None:
+    """InvalidInput or Forbidden unless `add_note` would add this note to the game of `facts`."""
+    _check(facts, step, text, glyph, visibility, seat)
+    first = facts[0]
+    assert isinstance(first, ev.GameStarted)
+    _check_author(author, len(first.seats))
+    if author.role == GUEST and visibility != "public":
+        raise Forbidden("a note without a seat's or the host's token can only be public")
+
+
+def _changed(
+    app: Bohnanza, game_id: UUID, change: Callable[[Annotations | None], Annotations]
+) -> Annotations:
+    """The game's notes after `change` (given them as stored, None before the first note),
+    saved; tried again on the notes as stored if another change was saved first."""
+    attempt = 1
+    while True:
+        notes = change(_load(app, game_id))
+        try:
+            app.save(notes)
+        except IntegrityError:
+            if attempt == SAVE_ATTEMPTS:
+                raise
+            attempt += 1
+            continue
+        return notes
+
+
 def _load(app: Bohnanza, game_id: UUID) -> Annotations | None:
     try:
         notes = app.repository.get(Annotations.create_id(str(game_id)))
@@ -177,18 +237,20 @@ def add_note(
     seat: int | None = None,
 ) -> Note:
     """Add a note to step `step` (1 = the game's first event) of a game whose facts are given."""
-    _check(facts, step, text, glyph, visibility, seat)
-    if author.role == GUEST and visibility != "public":
-        raise Forbidden("a note without a seat's or the host's token can only be public")
-    notes = _load(app, game_id) or Annotations(game_id=str(game_id))
-    number = len(notes.notes) + 1
-    notes.add(number, step, author.to_dict(), text, glyph, visibility, seat)
-    app.save(notes)
-    return _note(game_id, notes.notes[str(number)])
+    check_note(
+        facts, step=step, author=author, text=text, glyph=glyph, visibility=visibility, seat=seat
+    )
+
+    def add(stored: Annotations | None) -> Annotations:
+        notes = stored or Annotations(game_id=str(game_id))
+        notes.add(len(notes.notes) + 1, step, author.to_dict(), text, glyph, visibility, seat)
+        return notes
+
+    notes = _changed(app, game_id, add)
+    return _note(game_id, notes.notes[str(len(notes.notes))])
 
 
-def _own(app: Bohnanza, game_id: UUID, note: int, editor: Author) -> Annotations:
-    notes = _load(app, game_id)
+def _own(game_id: UUID, notes: Annotations | None, note: int, editor: Author) -> Annotations:
     current = None if notes is None else notes.notes.get(str(note))
     if notes is None or current is None or current["deleted"]:
         raise NotFound(f"no note {note} on game {game_id}")
@@ -211,23 +273,34 @@ def edit_note(
     visibility: str = KEEP,
     seat: int | None = KEEP,
 ) -> Note:
-    """Change a note's text, glyph, visibility or seat; fields left as KEEP stay."""
-    notes = _own(app, game_id, note, editor)
-    current = notes.notes[str(note)]
-    text = current["text"] if text is KEEP else text
-    glyph = current["glyph"] if glyph is KEEP else glyph
-    visibility = current["visibility"] if visibility is KEEP else visibility
-    seat = current["seat"] if seat is KEEP else seat
-    _check(facts, current["step"], text, glyph, visibility, seat)
-    notes.edit(note, text, glyph, visibility, seat)
-    app.save(notes)
-    return _note(game_id, notes.notes[str(note)])
+    """Change a note's text, glyph, visibility or seat; fields left as KEEP stay. InvalidInput
+    if every field is KEEP: an edit changes something."""
+    if all(value is KEEP for value in (text, glyph, visibility, seat)):
+        raise InvalidInput("an edit names what to change: text, glyph, visibility or seat")
+
+    def edit(stored: Annotations | None) -> Annotations:
+        notes = _own(game_id, stored, note, editor)
+        current = notes.notes[str(note)]
+        new = (
+            current["text"] if text is KEEP else text,
+            current["glyph"] if glyph is KEEP else glyph,
+            current["visibility"] if visibility is KEEP else visibility,
+            current["seat"] if seat is KEEP else seat,
+        )
+        _check(facts, current["step"], *new)
+        notes.edit(note, *new)
+        return notes
+
+    return _note(game_id, _changed(app, game_id, edit).notes[str(note)])
 
 
 def delete_note(app: Bohnanza, game_id: UUID, note: int, *, editor: Author) -> None:
-    notes = _own(app, game_id, note, editor)
-    notes.delete(note)
-    app.save(notes)
+    def delete(stored: Annotations | None) -> Annotations:
+        notes = _own(game_id, stored, note, editor)
+        notes.delete(note)
+        return notes
+
+    _changed(app, game_id, delete)
 
 
 def _note(game_id: UUID, data: dict[str, Any]) -> Note:
@@ -246,9 +319,9 @@ def _note(game_id: UUID, data: dict[str, Any]) -> Note:
 
 def may_see(note: Note, viewer: Viewer, fact: ev.Event, mode: str) -> bool:
     """Whether `viewer` may read `note`, whose step is `fact` in a game of this mode."""
-    if viewer.kind == AUDITOR or note.author.is_viewer(viewer):
+    if note.author.is_viewer(viewer):
         return True
-    if redact(fact, viewer, mode) != fact:
+    if viewer.kind != AUDITOR and redact(fact, viewer, mode) != fact:
         return False  # the step holds a card this viewer may not know
     match note.visibility:
         case "public":

@@ -14,10 +14,12 @@ from typing import Any
 from uuid import UUID
 
 from domain.application import Bohnanza, Outcome
+from domain.rules import events as ev
 from domain.rules.audit import Problem
+from domain.rules.errors import Forbidden, InvalidInput
 
-from .annotations import GUEST, Author, add_note, all_notes
-from .record import Record, export_record, import_facts, parse_record
+from .annotations import GUEST, Author, add_note, all_notes, check_note
+from .record import Record, RecordError, export_record, import_facts, parse_record
 from .verify import Report, audit_game, verify
 
 
@@ -60,23 +62,32 @@ def import_record(
     a malformed document, IllegalRecord naming the first illegal step; nothing is stored then."""
     record = document if isinstance(document, Record) else parse_record(document)
     facts = import_facts(record)
+    notes = [_imported_note(facts, number, note) for number, note in enumerate(record.annotations)]
     imported = Imported(app.record_game(facts, game_id=game_id), record)
-    for note in record.annotations:
-        author = note["author"]
-        if isinstance(author, str):
-            author = {"role": GUEST, "name": author, "seat": None}
-        add_note(
-            app,
-            imported.game_id,
-            facts,
-            step=note["step"],
-            author=Author(author["role"], author["name"], author.get("seat")),
-            text=note["text"],
-            glyph=note.get("glyph"),
-            visibility=note.get("visibility", "public"),
-            seat=note.get("seat"),
-        )
+    for note in notes:
+        add_note(app, imported.game_id, facts, **note)
     return imported
+
+
+def _imported_note(facts: list[ev.Event], number: int, note: Mapping[str, Any]) -> dict[str, Any]:
+    """A record's annotation as `add_note`'s arguments, checked as adding it would check it
+    (RecordError naming the annotation), so that a record is stored whole or not at all."""
+    author = note["author"]
+    if isinstance(author, str):
+        author = {"role": GUEST, "name": author, "seat": None}
+    arguments = {
+        "step": note["step"],
+        "author": Author(author["role"], author["name"], author.get("seat")),
+        "text": note["text"],
+        "glyph": note.get("glyph"),
+        "visibility": note.get("visibility", "public"),
+        "seat": note.get("seat"),
+    }
+    try:
+        check_note(facts, **arguments)
+    except (InvalidInput, Forbidden) as error:
+        raise RecordError(str(error), f"$.annotations[{number}]") from None
+    return arguments
 
 
 def verify_game(

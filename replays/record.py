@@ -27,7 +27,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
 from domain.rules import commands as cmd
@@ -37,6 +37,7 @@ from domain.rules.commands import Command, parse_command
 from domain.rules.decide import decide, start_game
 from domain.rules.errors import BohnanzaError, InvalidRuleset, MalformedCommand, RuleViolation
 from domain.rules.evolve import fold, full_deck
+from domain.rules.names import name_problem
 from domain.rules.notation import draw_table
 from domain.rules.rulesets import OPTIONS, SHARED, Ruleset, resolve_ruleset
 from domain.rules.state import DIGITAL, TABLETOP, GameState, Result
@@ -258,6 +259,18 @@ def _inlined(node: Any, defs: Mapping[str, Any]) -> Any:
     return node
 
 
+def _is_integer(_checker: Any, instance: Any) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+RecordValidator = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
+)
+"""Draft 2020-12, except that an integer is written without a fraction: JSON Schema counts 3.0
+as an integer, and the engine would then get a float where it counts seats, cards or coins."""
+
+
 @cache
 def _validators() -> tuple[Draft202012Validator, dict[str, Draft202012Validator]]:
     """The published schema split for speed: a validator of the document with its `commands`
@@ -269,15 +282,11 @@ def _validators() -> tuple[Draft202012Validator, dict[str, Draft202012Validator]
     command = defs["command"]
     document = {**published, "properties": {**published["properties"], "commands": True}}
     by_type = {
-        branch["if"]["properties"]["type"]["const"]: Draft202012Validator(
-            _inlined(branch["then"], defs)
-        )
+        branch["if"]["properties"]["type"]["const"]: RecordValidator(_inlined(branch["then"], defs))
         for branch in command["allOf"]
     }
-    by_type[""] = Draft202012Validator(
-        {key: value for key, value in command.items() if key != "allOf"}
-    )
-    return Draft202012Validator(document), by_type
+    by_type[""] = RecordValidator({key: value for key, value in command.items() if key != "allOf"})
+    return RecordValidator(document), by_type
 
 
 def _message(error: ValidationError) -> str:
@@ -350,6 +359,10 @@ def parse_record(document: Any) -> Record:
         raise problem
     header = document["header"]
     seats = tuple(header["seats"])
+    for seat, name in enumerate(seats):
+        problem = name_problem(name)
+        if problem is not None:
+            raise RecordError(f"{name!r}: {problem}", f"$.header.seats[{seat}]")
     start_seat = header["start_seat"]
     if start_seat >= len(seats):
         raise RecordError(

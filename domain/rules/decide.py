@@ -18,6 +18,7 @@ from . import events as ev
 from .beans import beans_text, coins_for, label
 from .errors import InvalidRuleset, MalformedCommand, RuleViolation
 from .evolve import evolve, full_deck, remove_cards
+from .names import name_problem
 from .rulesets import MOST_HAND_CARDS, SEAT_DISTANCE, Ruleset
 from .state import DIGITAL, MODES, TABLETOP, GameState, Offer, Phase
 from .table import (
@@ -83,6 +84,10 @@ def start_game(
         )
     if any(not isinstance(name, str) or not name for name in names):
         raise MalformedCommand("every seat needs a non-empty name")
+    for seat, name in enumerate(names):
+        problem = name_problem(name)
+        if problem is not None:
+            raise MalformedCommand(f"seat {seat}'s name {name!r}: {problem}")
     if len(set(names)) != len(names):
         raise MalformedCommand(
             f"seat names must differ (spaces around them do not count): {', '.join(names)}"

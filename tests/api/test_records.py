@@ -117,3 +117,43 @@ def test_exported_notes_come_back_with_an_import(client, web):
 
     notes = client.get(f"/api/games/{imported['game_id']}/annotations").get_json()["notes"]
     assert [(n["step"], n["text"], n["glyph"]) for n in notes] == [(4, "bold", "!")]
+
+
+@pytest.mark.parametrize(
+    "author",
+    [
+        {"role": "seat", "name": "Ana", "seat": 5},
+        {"role": "seat", "name": "Ana"},
+        {"role": "host", "name": "Hal", "seat": 0},
+        {"role": "guest", "name": "Kib\u0000"},
+    ],
+    ids=["seat-not-in-the-game", "seat-without-a-seat", "host-with-a-seat", "control-character"],
+)
+def test_a_record_with_a_note_no_one_could_have_written_is_refused_and_nothing_is_stored(
+    client, record, author
+):
+    broken = {
+        **record,
+        "annotations": [
+            {"step": 3, "author": author, "text": "hm", "glyph": None, "visibility": "public"}
+        ],
+    }
+    before = client.get("/api/games").get_json()["games"]
+
+    response = client.post("/api/records", json=broken)
+
+    body = assert_envelope(response, 422, "invalid_record")
+    [path] = body["errors"]["json"]
+    assert path.startswith("$.annotations[0]")
+    assert client.get("/api/games").get_json()["games"] == before
+
+
+def test_verifying_a_record_whose_ruleset_counts_a_billion_beans_is_a_422(client, record):
+    ruleset = {**record["header"]["ruleset"], "counts": {**record["header"]["ruleset"]["counts"]}}
+    ruleset["counts"]["red"] = 1_000_000_000
+    huge = {**record, "header": {**record["header"], "ruleset": ruleset}}
+
+    response = client.post("/api/records/verification", json={"record": huge})
+
+    body = assert_envelope(response, 422, "invalid_record")
+    assert list(body["errors"]["json"]) == ["$.header.ruleset.counts.red"]
