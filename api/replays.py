@@ -149,12 +149,16 @@ def timeline(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 # --- annotations --------------------------------------------------------------------------------
 
 
-def _author(game_id: UUID, guest_name: str | None) -> annotations.Author:
+def _author(game_id: UUID, guest_name: str | None, *, editing: bool = False) -> annotations.Author:
     caller = caller_for(game_id)
     if caller is None:
+        if editing:  # a guest has nothing to prove a note is theirs
+            raise unauthorized(
+                "only a note's author may change it: send its seat's or host's token"
+            )
         if not guest_name:
             raise unauthorized("a note needs a seat's or the host's token, or a guest author name")
-        return annotations.Author(annotations.GUEST, guest_name)
+        return annotations.Author(annotations.GUEST, guest_name.strip())
     if caller.role == HOST:
         return annotations.Author(HOST, "host")
     assert caller.seat is not None
@@ -214,8 +218,9 @@ def add_note(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @documented(blp, 400, 401, 403, 404, 413, 415, 422)
 @blp.doc(security=[{"bearer": []}])
 def edit_note(body: dict[str, Any], game_id: UUID, note: int) -> dict[str, Any]:
-    """Change a note (its author only); the earlier versions stay in its history."""
-    author = _author(game_id, None)
+    """Change a note (its author only); the earlier versions stay in its history. A guest's note
+    stays as it is: nothing proves who a guest is."""
+    author = _author(game_id, None, editing=True)
     edited = annotations.edit_note(
         services().app, game_id, _facts(game_id), note, editor=author, **body
     )
@@ -228,7 +233,7 @@ def edit_note(body: dict[str, Any], game_id: UUID, note: int) -> dict[str, Any]:
 @blp.doc(security=[{"bearer": []}])
 def delete_note(game_id: UUID, note: int) -> Response:
     """Delete a note (its author only); the deletion is recorded, the history kept."""
-    author = _author(game_id, None)
+    author = _author(game_id, None, editing=True)
     annotations.delete_note(services().app, game_id, note, editor=author)
     return Response(status=204)
 
@@ -240,7 +245,7 @@ def delete_note(game_id: UUID, note: int) -> Response:
 @blp.arguments(schemas.ForkCreateSchema)
 @blp.response(201, schemas.ForkCreatedSchema)
 @blp.doc(**game_links(201))
-@documented(blp, 400, 403, 404, 413, 415, 422)
+@documented(blp, 400, 401, 403, 404, 413, 415, 422)
 def create_fork(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """A sandbox game continuing from step `step` (snapped back to the last whole command).
 
@@ -249,6 +254,7 @@ def create_fork(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     forked (or with the server's auditor secret)."""
     service = services()
     replay = service.views.replay(game_id)
+    caller_for(game_id)  # none is needed, but a token sent must be this game's (401)
     if not (replay.is_over or _auditor_rights()):
         raise forbidden("a fork shows every hand: only a game that is over may be forked")
     fork_id = uuid4()

@@ -11,6 +11,7 @@ from flask.testing import FlaskClient
 
 from domain.bots import BOTS, Table, play_stored
 from domain.rules import events as ev
+from replays import annotations
 
 from .support import CreatedGame, assert_envelope, create_game
 
@@ -189,6 +190,49 @@ def test_only_its_author_edits_or_deletes_a_note_and_edits_keep_history(client, 
     assert client.get(f"{game.url}/annotations").get_json()["notes"] == []
 
 
+def test_the_auditors_perspective_reads_the_public_notes_only(client, finished):
+    game, _ = finished
+    for visibility in ("author", "table", "public"):
+        note = {"step": 3, "text": visibility, "visibility": visibility}
+        client.post(f"{game.url}/annotations", json=note, headers=game.seat(0))
+
+    audited = client.get(f"{game.url}/annotations?perspective=auditor").get_json()["notes"]
+
+    assert [n["text"] for n in audited] == ["public"]
+
+
+def test_an_edit_that_changes_nothing_is_refused(client, finished):
+    game, _ = finished
+    client.post(f"{game.url}/annotations", json={"step": 3, "text": "first"}, headers=game.seat(0))
+
+    answer = client.patch(f"{game.url}/annotations/1", json={}, headers=game.seat(0))
+
+    assert_envelope(answer, 422, "invalid_input")
+    notes = client.get(f"{game.url}/annotations", headers=game.seat(0)).get_json()["notes"]
+    assert notes[0]["history"] == []
+
+
+def test_a_note_saved_while_another_was_being_added_is_added_after_it(
+    client, web, finished, monkeypatch
+):
+    game, _ = finished
+    app = web.extensions["bohnanza"].get().app
+    before_the_other = annotations._load(app, UUID(game.id))
+    client.post(f"{game.url}/annotations", json={"step": 3, "text": "one"}, headers=game.seat(0))
+    assert before_the_other is None  # no note yet: the next add opens the game's notes again
+    stale = [before_the_other]
+    real_load = annotations._load
+    monkeypatch.setattr(annotations, "_load", lambda *a: stale.pop() if stale else real_load(*a))
+
+    added = client.post(
+        f"{game.url}/annotations", json={"step": 4, "text": "two"}, headers=game.seat(1)
+    )
+
+    assert added.status_code == 201, added.get_json()
+    notes = client.get(f"{game.url}/annotations?perspective=auditor").get_json()["notes"]
+    assert [(n["id"], n["text"]) for n in notes] == [(1, "one"), (2, "two")]
+
+
 def test_a_guest_may_leave_a_public_note_on_a_finished_game_but_not_a_running_one(client, web):
     game = create_game(client)
     note = {"step": 2, "text": "nice deal", "author": "Kibitzer"}
@@ -245,6 +289,26 @@ def test_a_finished_game_forks_into_a_tabletop_sandbox_with_its_own_tokens(clien
     comparison = client.get(f"/api/games/{fork['game_id']}/comparison").get_json()
     assert comparison["parent"]["status"] == "ended"
     assert comparison["same_outcome"] is False
+
+
+def test_forking_with_a_token_that_is_not_the_games_is_a_401(client, finished):
+    game, _ = finished
+
+    answer = client.post(
+        f"{game.url}/forks", json={"step": 5}, headers={"Authorization": "Bearer bzt_not-a-token"}
+    )
+
+    assert_envelope(answer, 401, "unauthorized")
+
+
+def test_changing_a_note_without_a_token_is_a_401_asking_for_the_authors(client, finished):
+    game, _ = finished
+    client.post(f"{game.url}/annotations", json={"step": 3, "text": "nice", "author": "Kib"})
+
+    answer = client.patch(f"{game.url}/annotations/1", json={"text": "mine"})
+
+    body = assert_envelope(answer, 401, "unauthorized")
+    assert "guest" not in body["message"]
 
 
 def test_a_game_that_is_not_a_fork_has_nothing_to_compare(client, finished):
