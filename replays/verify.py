@@ -198,11 +198,37 @@ def _difference(record: Record, result: Result | None, state: GameState, under: 
         )
     best = max(result.scores)
     tied = [seat for seat, score in enumerate(result.scores) if score == best]
+    if len(tied) > 1:
+        standing = f"{_names(tied, names)} tie on {best} coins"
+    else:
+        standing = f"{names[tied[0]]} has the most coins ({best})"
     return (
-        f"{_names(tied, names)} tie on {best} coins: the record gives "
-        f"{_award(recorded, names, record.start_seat)}; {under} gives "
+        f"Same scores, but the record's {_differing(recorded, result, names)}: {standing}; the "
+        f"record gives {_award(recorded, names, record.start_seat)}; {under} gives "
         f"{_award(result, names, record.start_seat)}."
     )
+
+
+def _differing(recorded: Result, result: Result, names: Sequence[str]) -> str:
+    """What a recorded result with the right scores gets wrong, e.g. "winners (Ben → Ana) and
+    hand sizes (Ben 5 → 4) differ"."""
+    parts = []
+    if recorded.winners != result.winners:
+        parts.append(
+            f"winners ({_names(recorded.winners, names)} → {_names(result.winners, names)})"
+        )
+    if recorded.decided_by != result.decided_by:
+        parts.append(f"tie-break ({recorded.decided_by or 'none'} → {result.decided_by or 'none'})")
+    if recorded.hand_sizes != result.hand_sizes:
+        changed = ", ".join(
+            f"{names[seat]} {before} → {after}"
+            for seat, (before, after) in enumerate(
+                zip(recorded.hand_sizes, result.hand_sizes, strict=True)
+            )
+            if before != after
+        )
+        parts.append(f"hand sizes ({changed})")
+    return f"{' and '.join(parts)} {'differ' if len(parts) > 1 else 'differs'}"
 
 
 def _names(seats: Sequence[int], names: Sequence[str]) -> str:
@@ -234,8 +260,8 @@ def _ruleset_notes(record: Record) -> list[str]:
     rules = record.ruleset
     try:
         current = resolve_ruleset(rules.preset, rules.players, dict(rules.options))
-    except InvalidRuleset:
-        return [f"{rules.preset} is not a preset this service knows; the record's ruleset is used"]
+    except InvalidRuleset as error:
+        return [f"today's rulesets do not give this one ({error}); the record's ruleset is used"]
     if current.to_dict() == rules.to_dict():
         return []
     differing = [key for key, value in rules.to_dict().items() if current.to_dict()[key] != value]

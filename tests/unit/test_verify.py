@@ -318,6 +318,54 @@ def test_a_tie_broken_differently_under_another_ruleset_is_explained(
     assert not report.same_outcome
 
 
+def _doctored_result(**changes: Any) -> dict[str, Any]:
+    """A 3-player game's record (one player with the most coins) with its result changed."""
+    document = export_record(simulate("rio-grande", 3, bot="greedy", seed=4))
+    scores = document["result"]["scores"]
+    assert scores.count(max(scores)) == 1
+    for key, change in changes.items():
+        document["result"][key] = change(document["result"])
+    return document
+
+
+@pytest.mark.parametrize(
+    ("changes", "words"),
+    [
+        (
+            {"winners": lambda r: [(r["winners"][0] + 1) % 3]},
+            "Same scores, but the record's winners (",
+        ),
+        (
+            {"decided_by": lambda r: "seat-distance"},
+            "record's tie-break (seat-distance → none) differs",
+        ),
+        (
+            {"hand_sizes": lambda r: [size + 1 for size in r["hand_sizes"]]},
+            "record's hand sizes (",
+        ),
+    ],
+    ids=["another-winner", "a-tie-break-where-none-was-needed", "other-hand-sizes"],
+)
+def test_a_recorded_result_with_the_right_scores_is_told_what_it_gets_wrong(changes, words):
+    report = verify(parse_record(_doctored_result(**changes)))
+
+    assert words in report.difference
+    assert " has the most coins (" in report.difference
+    assert " tie on " not in report.difference
+
+
+def test_a_record_whose_ruleset_no_preset_gives_says_why():
+    document = export_record(simulate("rio-grande", 2, bot="random", seed=1))
+    document["header"]["ruleset"]["preset"] = "amigo"
+
+    report = verify(parse_record(document))
+
+    assert report.notes == (
+        "today's rulesets do not give this one (ruleset amigo is for 3–5 players, not 2); "
+        "the record's ruleset is used",
+    )
+
+
 def test_a_record_of_a_game_in_progress_is_legal_with_no_result_to_compare():
     facts = simulate("rio-grande", 4, bot="greedy", seed=1)
     turn_ends = [i for i, fact in enumerate(facts) if isinstance(fact, ev.TurnEnded)]
