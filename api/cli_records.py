@@ -76,10 +76,13 @@ def _check_date(_ctx: click.Context, _param: click.Parameter, value: str | None)
 @click.option(
     "--date",
     callback=_check_date,
-    help="When it was played, e.g. 2026-11-29 [default: when it was started].",
+    help="When it was played, e.g. 2026-11-29 [default: the imported record's, or when it "
+    "was started].",
 )
-@click.option("--place", help="Where it was played.")
-@click.option("--tag", "tags", multiple=True, help="A free-form tag (repeatable).")
+@click.option("--place", help="Where it was played [default: the imported record's].")
+@click.option(
+    "--tag", "tags", multiple=True, help="A free-form tag (repeatable) [default: the record's]."
+)
 @click.option(
     "--annotations/--no-annotations", default=True, show_default=True, help="Include every note."
 )
@@ -97,7 +100,9 @@ def export_command(
     with open_store(ctx) as app:
         game_id = _game(app, game)
         notes = annotations_of(app, game_id) if annotations else []
-        document = export_game(app, game_id, annotations=notes, date=date, place=place, tags=tags)
+        document = export_game(
+            app, game_id, annotations=notes, date=date, place=place, tags=tags or None
+        )
     text = dumps(document)
     if output is None:
         click.echo(text, nl=False)

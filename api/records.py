@@ -59,7 +59,7 @@ def export_record(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
         game_id,
         annotations=[note.to_record() for note in notes],
         place=query.get("place"),
-        tags=query.get("tags", []),
+        tags=query.get("tags"),
     )
 
 

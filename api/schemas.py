@@ -621,8 +621,14 @@ class ComparisonSchema(Schema):
 
 
 class ExportQuerySchema(Schema):
-    place = fields.String(validate=validate.Length(min=1, max=200))
-    tags = fields.List(fields.String(validate=validate.Length(min=1, max=60)), load_default=list)
+    place = fields.String(
+        validate=validate.Length(min=1, max=200),
+        metadata={"description": "Default: the place of the record the game was imported from"},
+    )
+    tags = fields.List(
+        fields.String(validate=validate.Length(min=1, max=60)),
+        metadata={"description": "Default: the tags of the record the game was imported from"},
+    )
 
 
 class RecordDocumentSchema(Schema):

@@ -19,6 +19,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.domain import Aggregate
 from eventsourcing.persistence import (
     IntegrityError,
     JSONTranscoder,
@@ -195,16 +196,23 @@ class Bohnanza(Application):
         recordings = self.save(game)
         return _outcome(game, facts, recordings)
 
-    def record_game(self, facts: Sequence[ev.Event], *, game_id: UUID | None = None) -> Outcome:
+    def record_game(
+        self,
+        facts: Sequence[ev.Event],
+        *,
+        game_id: UUID | None = None,
+        beside: Sequence[Aggregate] = (),
+    ) -> Outcome:
         """Store facts decided elsewhere (an imported record, re-decided by `replays`) as a new
-        game; Conflict if `game_id` is taken."""
+        game, in one transaction with the aggregates `beside` it (what the record says about the
+        game); Conflict if `game_id` is taken."""
         first, *rest = facts
         if not isinstance(first, ev.GameStarted):
             raise InvalidInput(f"a game's facts start with GameStarted, not {first.kind}")
         game = Game.start(first, game_id=game_id)
         game.record(rest)
         try:
-            recordings = self.save(game)
+            recordings = self.save(game, *beside)
         except IntegrityError:
             raise Conflict(f"a game {game.id} is stored already", None) from None
         latest = game.version - game.version % SNAPSHOT_INTERVAL

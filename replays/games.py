@@ -1,8 +1,8 @@
 """Records and disputes on stored games: one function per use case, for the CLI and the API.
 
-Export reads a game's facts; import re-decides a record and stores the facts as a new game (the
-annotations are passed back to the caller, who decides what to keep); verify and audit check a
-stored game.
+Export reads a game's facts; import re-decides a record and stores the facts as a new game, with
+its notes and, beside it, when and where the record says it was played and its tags (so that an
+exported import exports the same header); verify and audit check a stored game.
 """
 
 from __future__ import annotations
@@ -11,7 +11,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date as Date
 from typing import Any
-from uuid import UUID
+from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
+
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.domain import Aggregate, event
 
 from domain.application import Bohnanza, Outcome
 from domain.rules import events as ev
@@ -35,6 +38,35 @@ class Imported:
         return self.outcome.game_id
 
 
+class RecordHeader(Aggregate):
+    """When and where an imported record says its game was played, and its tags."""
+
+    TOPIC = "bohnanza:RecordHeader"
+
+    class Event(Aggregate.Event):
+        TOPIC = "bohnanza:RecordHeader.Event"
+
+    @staticmethod
+    def create_id(game_id: str) -> UUID:
+        return uuid5(NAMESPACE_URL, f"/bohnanza/games/{game_id}/record-header")
+
+    @event("Imported", topic="bohnanza:RecordHeaderImported")
+    def __init__(self, game_id: str, date: str | None, place: str | None, tags: list[str]) -> None:
+        self.game_id = game_id
+        self.date = date
+        self.place = place
+        self.tags = tags
+
+
+def _header(app: Bohnanza, game_id: UUID) -> RecordHeader | None:
+    try:
+        header = app.repository.get(RecordHeader.create_id(str(game_id)))
+    except AggregateNotFoundError:
+        return None
+    assert isinstance(header, RecordHeader)
+    return header
+
+
 def export_game(
     app: Bohnanza,
     game_id: UUID,
@@ -42,16 +74,23 @@ def export_game(
     annotations: Iterable[Mapping[str, Any]] = (),
     date: Date | str | None = None,
     place: str | None = None,
-    tags: Iterable[str] = (),
+    tags: Iterable[str] | None = None,
 ) -> dict[str, Any]:
-    """A stored game as a `bohnanza-record/1` document; the date defaults to when it started."""
+    """A stored game as a `bohnanza-record/1` document. What is not given comes from the record
+    the game was imported from, if any: the date defaults to the record's, or else to when the
+    game started; the place and tags to the record's."""
     recorded = app.recorded_facts(game_id)
+    imported = _header(app, game_id)
+    if date is None:
+        date = (
+            recorded[0].recorded_at if imported is None or imported.date is None else imported.date
+        )
     return export_record(
         [r.fact for r in recorded],
         annotations=annotations,
-        date=recorded[0].recorded_at if date is None else date,
-        place=place,
-        tags=tags,
+        date=date,
+        place=place if place is not None or imported is None else imported.place,
+        tags=tags if tags is not None else (() if imported is None else imported.tags),
     )
 
 
@@ -63,7 +102,11 @@ def import_record(
     record = document if isinstance(document, Record) else parse_record(document)
     facts = import_facts(record)
     notes = [_imported_note(facts, number, note) for number, note in enumerate(record.annotations)]
-    imported = Imported(app.record_game(facts, game_id=game_id), record)
+    game_id = game_id or uuid4()
+    beside = []
+    if record.date is not None or record.place is not None or record.tags:
+        beside.append(RecordHeader(str(game_id), record.date, record.place, list(record.tags)))
+    imported = Imported(app.record_game(facts, game_id=game_id, beside=beside), record)
     for note in notes:
         add_note(app, imported.game_id, facts, **note)
     return imported

@@ -68,9 +68,9 @@ def test_a_public_note_with_a_glyph_is_shown_to_everyone(app, game):
 @pytest.mark.parametrize(
     ("visibility", "seat", "readers"),
     [
-        ("author", None, {"seat 0", "auditor"}),
-        ("seat", 1, {"seat 0", "seat 1", "auditor"}),
-        ("table", None, {"seat 0", "seat 1", "seat 2", "host", "auditor"}),
+        ("author", None, {"seat 0"}),
+        ("seat", 1, {"seat 0", "seat 1"}),
+        ("table", None, {"seat 0", "seat 1", "seat 2", "host"}),
         ("public", None, {"seat 0", "seat 1", "seat 2", "host", "public", "auditor"}),
     ],
 )

@@ -117,6 +117,29 @@ def test_an_export_is_dated_by_when_the_game_started(app):
     assert (document["header"]["place"], document["header"]["tags"]) == ("Club", ["league"])
 
 
+def test_an_imported_record_exports_again_with_its_own_date_place_and_tags(app):
+    facts = play(app)
+    document = export_game(
+        app, game_id_of(app, facts), date="2025-06-01", place="Club", tags=["league", "final"]
+    )
+    imported = import_record(app, document)
+
+    again = export_game(app, imported.game_id)
+
+    assert again["header"] == document["header"]
+
+
+def test_an_export_of_an_imported_record_may_give_another_place_and_tags(app):
+    facts = play(app)
+    document = export_game(app, game_id_of(app, facts), place="Club", tags=["league"])
+    imported = import_record(app, document)
+
+    again = export_game(app, imported.game_id, place="Home", tags=["friendly"])
+
+    assert (again["header"]["place"], again["header"]["tags"]) == ("Home", ["friendly"])
+    assert again["header"]["date"] == document["header"]["date"]
+
+
 def test_a_game_s_notes_are_exported_as_annotations(app):
     facts = play(app)
     game_id = game_id_of(app, facts)
