@@ -238,19 +238,27 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
 @blp.response(200, schemas.GameListSchema)
 @documented(blp, 422)
 def list_games(query: dict[str, Any]) -> dict[str, Any]:
-    """List games, newest first.
+    """List games, newest first, `limit` at a time from `offset` (`next_offset` asks for the
+    next page; null on the last).
 
     Filter by status, player name and ruleset; `after_position` waits for a write the caller
     just made."""
     service = services()
     wait_for_read_models(query.get("after_position"))
-    records = queries.games(
+    limit, offset = query["limit"], query["offset"]
+    records, total = queries.game_page(
         service.engine,
+        limit=limit,
+        offset=offset,
         status=query.get("status"),
         player=query.get("player"),
         preset=query.get("ruleset"),
     )
-    return {"games": [_record(record) for record in reversed(records)]}
+    return {
+        "games": [_record(record) for record in records],
+        "total": total,
+        "next_offset": offset + limit if offset + limit < total else None,
+    }
 
 
 def _record(record: queries.GameRecord) -> dict[str, Any]:

@@ -165,6 +165,16 @@ class EventsQuerySchema(Schema):
 
 
 class GamesQuerySchema(Schema):
+    limit = fields.Integer(
+        load_default=100,
+        validate=validate.Range(min=1, max=500),
+        metadata={"description": "At most this many games in the page"},
+    )
+    offset = fields.Integer(
+        load_default=0,
+        validate=validate.Range(min=0),
+        metadata={"description": "Skip this many games (the newest first): a page's next_offset"},
+    )
     status = fields.String(validate=validate.OneOf(STATUSES))
     player = fields.String(**NAME)
     ruleset = fields.String(validate=validate.OneOf(list(PRESETS)))
@@ -242,6 +252,12 @@ class GameListItemSchema(Schema):
 
 class GameListSchema(Schema):
     games = fields.List(fields.Nested(GameListItemSchema), required=True)
+    total = fields.Integer(required=True, metadata={"description": "Games the filters give"})
+    next_offset = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The offset of the next page; null on the last page"},
+    )
 
 
 class FieldViewSchema(Schema):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, Row, Select, func, select
 
 from domain.rules.errors import NotFound
 
@@ -82,9 +82,39 @@ def games(
     preset: str | None = None,
 ) -> list[GameRecord]:
     """Games, oldest first, filtered by status, a seat's name and ruleset preset."""
+    query = _filtered(status, player, preset)
+    with engine.connect() as connection:
+        rows = connection.execute(query.order_by(*_STARTED)).all()
+    return [_game_record(row) for row in rows]
+
+
+def game_page(
+    engine: Engine,
+    *,
+    limit: int,
+    offset: int = 0,
+    status: str | None = None,
+    player: str | None = None,
+    preset: str | None = None,
+) -> tuple[list[GameRecord], int]:
+    """At most `limit` games, newest first, after skipping `offset` of them, filtered as
+    `games` filters; and how many games the filters give in all."""
+    query = _filtered(status, player, preset)
+    newest_first = [column.desc() for column in _STARTED]
+    with engine.connect() as connection:
+        rows = connection.execute(query.order_by(*newest_first).limit(limit).offset(offset)).all()
+        total = connection.execute(select(func.count()).select_from(query.subquery())).scalar_one()
+    return [_game_record(row) for row in rows], total
+
+
+_STARTED = (game_rows.c.started_at, game_rows.c.game_id)
+"""The order games were started in (the id settles a tie)."""
+
+
+def _filtered(status: str | None, player: str | None, preset: str | None) -> Select:
     if status is not None and status not in STATUSES:
         raise ValueError(f"unknown status {status!r}; statuses: {', '.join(STATUSES)}")
-    query = select(game_rows).order_by(game_rows.c.started_at, game_rows.c.game_id)
+    query = select(game_rows)
     if status is not None:
         query = query.where(game_rows.c.status == status)
     if preset is not None:
@@ -92,25 +122,24 @@ def games(
     if player is not None:
         seated = select(seat_rows.c.game_id).where(seat_rows.c.name == player)
         query = query.where(game_rows.c.game_id.in_(seated))
-    with engine.connect() as connection:
-        rows = connection.execute(query).all()
-    return [
-        GameRecord(
-            game_id=row.game_id,
-            preset=row.preset,
-            players=row.players,
-            mode=row.mode,
-            seats=list(row.seats),
-            coins_visible=row.coins_visible,
-            status=row.status,
-            started_at=row.started_at,
-            ended_at=row.ended_at,
-            turns=row.turns,
-            winners=[row.seats[seat] for seat in row.winners or ()],
-            decided_by=row.decided_by,
-        )
-        for row in rows
-    ]
+    return query
+
+
+def _game_record(row: Row) -> GameRecord:
+    return GameRecord(
+        game_id=row.game_id,
+        preset=row.preset,
+        players=row.players,
+        mode=row.mode,
+        seats=list(row.seats),
+        coins_visible=row.coins_visible,
+        status=row.status,
+        started_at=row.started_at,
+        ended_at=row.ended_at,
+        turns=row.turns,
+        winners=[row.seats[seat] for seat in row.winners or ()],
+        decided_by=row.decided_by,
+    )
 
 
 def scoreboard(engine: Engine, game_id: UUID, *, viewer: int | None = None) -> list[SeatScore]:

@@ -7,6 +7,7 @@ import random
 import uuid
 from collections.abc import Iterator
 
+import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import select
@@ -15,7 +16,7 @@ from api import tables
 from api.security import TOKEN_BYTES, TOKEN_PREFIX, digest
 from domain.bots import BOTS, Table, play_stored
 
-from .support import SEATS, CreatedGame, command, create_game
+from .support import SEATS, CreatedGame, assert_envelope, command, create_game
 
 
 def finish_bot_game(web: Flask, seats: list[str], seed: int) -> uuid.UUID:
@@ -105,6 +106,30 @@ def test_the_game_list_shows_the_newest_game_first(client: FlaskClient) -> None:
     assert [g["game_id"] for g in games] == [second.id, first.id]
     assert games[0]["seats"] == ["Dan", "Eve"]
     assert games[1]["status"] == "in-progress"
+
+
+def test_the_game_list_comes_in_pages_newest_first(client: FlaskClient) -> None:
+    created = [create_game(client).id for _ in range(5)]
+
+    pages = [
+        client.get("/api/games", query_string={"limit": 2, "offset": offset}).get_json()
+        for offset in (0, 2, 4)
+    ]
+
+    assert [[g["game_id"] for g in page["games"]] for page in pages] == [
+        created[4:2:-1],
+        created[2:0:-1],
+        created[0:1],
+    ]
+    assert [(page["total"], page["next_offset"]) for page in pages] == [(5, 2), (5, 4), (5, None)]
+
+
+@pytest.mark.parametrize("query", [{"limit": 0}, {"limit": 501}, {"offset": -1}])
+def test_a_game_list_page_out_of_bounds_is_a_422(client: FlaskClient, query: dict) -> None:
+    response = client.get("/api/games", query_string=query)
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert set(body["errors"]["query"]) == set(query)
 
 
 def test_the_game_list_filters_by_player_status_and_ruleset(

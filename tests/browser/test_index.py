@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import re
+import uuid
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 
 from .conftest import Pages, Site, screenshot
@@ -21,3 +27,28 @@ def test_the_index_lists_the_games_and_opens_a_replay(pages: Pages, site: Site) 
 
     assert page.url == f"{site.base}/games/{site.finished.id}/replay?step=1&perspective=public"
     assert page.inner_text("#where").startswith("Step 1 of")
+
+
+def test_the_index_shows_more_games_a_page_at_a_time(pages: Pages, site: Site) -> None:
+    listed = site.get("/api/games")["games"]
+    finished = next(game for game in listed if game["game_id"] == site.finished.id)
+    first, second = ({**finished, "game_id": str(uuid.UUID(int=n))} for n in (1, 2))
+    answers = {
+        "0": {"games": [first], "total": 2, "next_offset": 1},
+        "1": {"games": [second], "total": 2, "next_offset": None},
+    }
+
+    def answer(route: Any) -> None:
+        offset = parse_qs(urlsplit(route.request.url).query).get("offset", ["0"])[0]
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(answers[offset]))
+
+    page = pages.open("/")
+    page.route(re.compile(r"/api/games(\?.*)?$"), answer)
+    pages.goto(page, "/")
+    assert "Showing 1 of 2 games." in page.inner_text("#games")
+    page.get_by_role("button", name="More games").click()
+    page.wait_for_selector(f"tr[data-game='{second['game_id']}']")
+
+    assert page.locator("#games tbody tr").count() == 2
+    assert page.get_by_role("button", name="More games").count() == 0
+    assert "Showing 2 of 2 games." in page.inner_text("#games")

@@ -26,46 +26,71 @@ function links(game) {
   return out;
 }
 
+function row(game) {
+  return h(
+    "tr",
+    { "data-game": game.game_id },
+    h("td", {}, new Date(game.started_at).toLocaleString()),
+    h("td", {}, game.seats.join(", ")),
+    h("td", {}, `${game.ruleset} · ${game.mode}`),
+    h(
+      "td",
+      {},
+      game.status === "ended"
+        ? `ended after ${game.turns} turns; won by ${game.winners.join(" and ")}`
+        : `in progress, turn ${game.turns}`,
+    ),
+    h("td", { class: "links" }, links(game)),
+  );
+}
+
+/** The next page's rows go into `rows`; the button goes once the last page is in. */
+function moreButton(rows, page) {
+  let next = page.next_offset;
+  const shown = () => `Showing ${rows.children.length} of ${page.total} games.`;
+  const status = h("span", { class: "muted" }, shown());
+  const button = h("button", { type: "button", class: "more" }, "More games");
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const more = await api("/api/games", { query: { offset: next } });
+      rows.append(...more.games.map(row));
+      next = more.next_offset;
+      page.total = more.total;
+    } catch (error) {
+      status.replaceChildren(errorView(error));
+      button.disabled = false;
+      return;
+    }
+    status.textContent = shown();
+    button.disabled = false;
+    if (next === null) button.remove();
+  });
+  return h("p", { class: "more" }, status, " ", next === null ? null : button);
+}
+
 async function start() {
-  let games;
+  let page;
   try {
-    ({ games } = await api("/api/games"));
+    page = await api("/api/games");
   } catch (error) {
     fill(box, errorView(error));
     return;
   }
-  if (!games.length) {
+  if (!page.games.length) {
     fill(box, h("p", {}, "No games yet. ", h("a", { href: "/record" }, "Record one"), " or play one with `bohnanza play`."));
     return;
   }
+  const rows = h("tbody", {}, page.games.map(row));
   fill(
     box,
     h(
       "table",
       { class: "games" },
       h("thead", {}, h("tr", {}, ["Started", "Players", "Ruleset", "Status", ""].map((title) => h("th", { scope: "col" }, title)))),
-      h(
-        "tbody",
-        {},
-        games.map((game) =>
-          h(
-            "tr",
-            { "data-game": game.game_id },
-            h("td", {}, new Date(game.started_at).toLocaleString()),
-            h("td", {}, game.seats.join(", ")),
-            h("td", {}, `${game.ruleset} · ${game.mode}`),
-            h(
-              "td",
-              {},
-              game.status === "ended"
-                ? `ended after ${game.turns} turns; won by ${game.winners.join(" and ")}`
-                : `in progress, turn ${game.turns}`,
-            ),
-            h("td", { class: "links" }, links(game)),
-          ),
-        ),
-      ),
+      rows,
     ),
+    page.next_offset === null ? null : moreButton(rows, page),
   );
   document.querySelector("main").dataset.ready = "true";
 }
