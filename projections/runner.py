@@ -31,6 +31,8 @@ from .tracking import Overtaken, Projection, Recorded
 
 BATCH_SIZE = 1000
 """Facts per transaction when catching up or following: short transactions, prompt progress."""
+UNAVAILABLE_WAIT_SECONDS = 5.0
+"""The longest a following projector waits between attempts while the database is unavailable."""
 REBUILD_BATCH_SIZE = 5000
 """Facts per transaction in a rebuild: fewer, larger transactions read the whole store faster."""
 CREATE_ATTEMPTS = 3
@@ -139,14 +141,23 @@ class Projector:
     ) -> None:
         """Keep catching up until `stop` is set, polling the store when there is nothing new.
 
-        A database that goes away is waited for; a projection that fails raises."""
+        A database that goes away is waited for, asking again less and less often (up to every
+        `UNAVAILABLE_WAIT_SECONDS`), with one warning when it goes and one when it is back; a
+        projection that fails raises."""
         stop = stop or threading.Event()
+        failures = 0
         while not stop.is_set():
             try:
                 advanced = self.catch_up(batch_size)
             except (exc.OperationalError, exc.InterfaceError, OperationalError, InterfaceError):
-                log.warning("projector: database unavailable; retrying", exc_info=True)
-                advanced = 0
+                failures += 1
+                if failures == 1:
+                    log.warning("projector: database unavailable; retrying", exc_info=True)
+                stop.wait(min(poll_interval * 2**failures, UNAVAILABLE_WAIT_SECONDS))
+                continue
+            if failures:
+                log.warning("projector: database available again after %d attempts", failures)
+                failures = 0
             if not advanced:
                 stop.wait(poll_interval)
 

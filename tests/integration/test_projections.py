@@ -23,6 +23,7 @@ from uuid import UUID
 
 import pytest
 from click.testing import CliRunner
+from eventsourcing.persistence import OperationalError
 from sqlalchemy import Connection, Engine, inspect, select
 
 from api.cli import main
@@ -199,7 +200,7 @@ def played(module_database_url: str) -> Iterator[PlayedStore]:
                     list(pool.map(lambda half: play_interleaved(app, half, nothing), halves))
                 projector.wait(app.position(), timeout=60)
                 process.send_signal(signal.SIGTERM)
-                follower = (process.wait(timeout=30), process.communicate()[0])
+                follower = stopped(process)
             finally:
                 if process.poll() is None:
                     process.kill()
@@ -220,11 +221,24 @@ def played(module_database_url: str) -> Iterator[PlayedStore]:
         )
 
 
+def stopped(process: subprocess.Popen[str], timeout: float = 30.0) -> tuple[int, str]:
+    """The exit code and output of a process told to stop. It is read while it ends (so that
+    one with more to say than a pipe holds cannot block on its output); one still running after
+    `timeout` seconds fails the test with its threads' stacks (faulthandler, on SIGABRT)."""
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)
+        _, errors = process.communicate()
+        pytest.fail(f"the process did not stop within {timeout} s; its stderr:\n{errors[-6000:]}")
+    return process.returncode, output
+
+
 def follow_in_another_process(url: str) -> subprocess.Popen[str]:
     """`bohnanza projections follow` on the store, as a projector process runs in production."""
     command = ["projections", "follow", "--poll-interval", "0.02"]
     return subprocess.Popen(
-        [sys.executable, "-m", "api.cli", "--database-url", url, *command],
+        [sys.executable, "-X", "faulthandler", "-m", "api.cli", "--database-url", url, *command],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -764,6 +778,45 @@ def test_a_follower_keeps_the_projections_current_until_stopped(
 
     assert not follower.is_alive()
     assert [record.game_id for record in queries.games(projector.engine)] == [started.game_id]
+
+
+class _CountedStop(threading.Event):
+    """A stop event that records each wait and is set after `waits` of them."""
+
+    def __init__(self, waits: int) -> None:
+        super().__init__()
+        self.waits: list[float] = []
+        self.limit = waits
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits.append(timeout or 0.0)
+        if len(self.waits) >= self.limit:
+            self.set()
+        return self.is_set()
+
+
+def test_a_follower_waits_longer_and_longer_for_a_database_that_went_away_and_warns_once(
+    projector: Projector, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    outcomes = iter([OperationalError("gone")] * 4 + [0])
+
+    def catch_up(_batch_size: int) -> int:
+        outcome = next(outcomes)
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    monkeypatch.setattr(projector, "catch_up", catch_up)
+    stop = _CountedStop(waits=5)
+
+    with caplog.at_level("WARNING", logger="projections.runner"):
+        projector.follow(0.5, stop)
+
+    assert stop.waits == [1.0, 2.0, 4.0, 5.0, 0.5]
+    assert [r.getMessage() for r in caplog.records] == [
+        "projector: database unavailable; retrying",
+        "projector: database available again after 4 attempts",
+    ]
 
 
 def test_an_unknown_projection_cannot_be_rebuilt(projector: Projector) -> None:
