@@ -6,7 +6,6 @@ Register on the main group with `for command in COMMANDS: main.add_command(comma
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any, NoReturn
 from uuid import UUID
@@ -28,11 +27,11 @@ from replays.games import (
 from replays.record import (
     IllegalRecord,
     Record,
+    date_problem,
     dumps,
     load_record,
     result_of,
     result_to_dict,
-    schema,
     standing_text,
 )
 from replays.verify import Report, verify
@@ -62,9 +61,9 @@ def _echo_json(data: Any) -> None:
 
 
 def _check_date(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    date_schema = schema()["$defs"]["header"]["properties"]["date"]
-    if value is not None and not re.match(date_schema["pattern"], value):
-        raise click.BadParameter(f"{value!r} is not {date_schema['description']}")
+    problem = date_problem(value)
+    if problem is not None:
+        raise click.BadParameter(problem)
     return value
 
 

@@ -26,8 +26,10 @@ STATUSES = ("in-progress", "ended")
 
 def printable(text: str) -> bool:
     """Names are shown and compared as text (domain/rules/names.py says which characters)."""
-    if not names.printable(text):
+    if not names.printable(text):  # the text as sent: a newline is refused, not trimmed
         raise ValidationError(names.NOT_PRINTABLE)
+    if text.strip() and names.name_problem(text) == names.INVISIBLE:  # Length speaks for ""
+        raise ValidationError(names.INVISIBLE)
     return True
 
 
@@ -172,7 +174,7 @@ class GamesQuerySchema(Schema):
     )
     offset = fields.Integer(
         load_default=0,
-        validate=validate.Range(min=0),
+        validate=validate.Range(min=0, max=2**63 - 1),
         metadata={"description": "Skip this many games (the newest first): a page's next_offset"},
     )
     status = fields.String(validate=validate.OneOf(STATUSES))
@@ -579,7 +581,7 @@ class NoteCreateSchema(Schema):
     visibility = fields.String(load_default="public", validate=VISIBILITY)
     seat = integer(allow_none=True, **SEAT_NUMBER)
     author = fields.String(
-        validate=validate.Length(min=1, max=40),
+        **NAME,
         metadata={"description": "A guest's name (no token): public notes on ended games only"},
     )
 

@@ -20,9 +20,11 @@ prefix and reports the first offending step.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date as Date
+from datetime import datetime
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -336,6 +338,24 @@ def _schema_problem(document: dict[str, Any]) -> RecordError | None:
     return None
 
 
+def date_problem(text: str | None) -> str | None:
+    """Why `text` is no date for a record's header (an ISO 8601 date, optionally with a time);
+    None if it is one, or if there is none."""
+    if text is None:
+        return None
+    described = schema()["$defs"]["header"]["properties"]["date"]
+    try:
+        if not re.match(described["pattern"], text):
+            raise ValueError(text)
+        if len(text) > 10:
+            datetime.fromisoformat(text)
+        else:
+            Date.fromisoformat(text)
+    except ValueError:
+        return f"{text!r} is not {described['description']}"
+    return None
+
+
 def load_record(text: str | bytes) -> Record:
     """Parse a record from JSON text."""
     try:
@@ -358,6 +378,9 @@ def parse_record(document: Any) -> Record:
     if problem is not None:
         raise problem
     header = document["header"]
+    problem = date_problem(header.get("date"))
+    if problem is not None:
+        raise RecordError(problem, "$.header.date")
     seats = tuple(header["seats"])
     for seat, name in enumerate(seats):
         problem = name_problem(name)
@@ -528,12 +551,40 @@ def import_facts(record: Record) -> list[ev.Event]:
                 f"{replayed.state.phase})",
                 "$.result",
             )
+        given = standing_text(decided, names)
+        if decided.scores == record.result.scores:
+            given += f"; the record is wrong about {wrong_in_result(record.result, decided, names)}"
         raise RecordError(
             f"the record states {standing_text(record.result, names)}, but its commands give "
-            f"{standing_text(decided, names)}",
+            f"{given}",
             "$.result",
         )
     return replayed.facts
+
+
+def wrong_in_result(recorded: Result, result: Result, names: Sequence[str]) -> str:
+    """What a recorded result with the right scores gets wrong, e.g. "the winners (Ben → Ana)
+    and the hand sizes (Ben 5 → 4)"."""
+    parts = []
+    if recorded.winners != result.winners:
+        parts.append(
+            f"the winners ({' and '.join(names[s] for s in recorded.winners)} → "
+            f"{' and '.join(names[s] for s in result.winners)})"
+        )
+    if recorded.decided_by != result.decided_by:
+        parts.append(
+            f"the tie-break ({recorded.decided_by or 'none'} → {result.decided_by or 'none'})"
+        )
+    if recorded.hand_sizes != result.hand_sizes:
+        changed = ", ".join(
+            f"{names[seat]} {before} → {after}"
+            for seat, (before, after) in enumerate(
+                zip(recorded.hand_sizes, result.hand_sizes, strict=True)
+            )
+            if before != after
+        )
+        parts.append(f"the hand sizes ({changed})")
+    return " and ".join(parts)
 
 
 def standing_text(result: Result, names: Sequence[str]) -> str:

@@ -29,6 +29,7 @@ from .record import (
     replay_record,
     result_to_dict,
     standing_text,
+    wrong_in_result,
 )
 
 LEGAL = "legal"
@@ -199,36 +200,14 @@ def _difference(record: Record, result: Result | None, state: GameState, under: 
     best = max(result.scores)
     tied = [seat for seat, score in enumerate(result.scores) if score == best]
     if len(tied) > 1:
-        standing = f"{_names(tied, names)} tie on {best} coins"
+        standing = f"{_names(tied, names)} tie on {_coins(best)}"
     else:
         standing = f"{names[tied[0]]} has the most coins ({best})"
     return (
-        f"Same scores, but the record's {_differing(recorded, result, names)}: {standing}; the "
-        f"record gives {_award(recorded, names, record.start_seat)}; {under} gives "
-        f"{_award(result, names, record.start_seat)}."
+        f"Same scores, but the record is wrong about {wrong_in_result(recorded, result, names)}: "
+        f"{standing}; the record gives {_award(recorded, names, record.start_seat)}; {under} "
+        f"gives {_award(result, names, record.start_seat)}."
     )
-
-
-def _differing(recorded: Result, result: Result, names: Sequence[str]) -> str:
-    """What a recorded result with the right scores gets wrong, e.g. "winners (Ben → Ana) and
-    hand sizes (Ben 5 → 4) differ"."""
-    parts = []
-    if recorded.winners != result.winners:
-        parts.append(
-            f"winners ({_names(recorded.winners, names)} → {_names(result.winners, names)})"
-        )
-    if recorded.decided_by != result.decided_by:
-        parts.append(f"tie-break ({recorded.decided_by or 'none'} → {result.decided_by or 'none'})")
-    if recorded.hand_sizes != result.hand_sizes:
-        changed = ", ".join(
-            f"{names[seat]} {before} → {after}"
-            for seat, (before, after) in enumerate(
-                zip(recorded.hand_sizes, result.hand_sizes, strict=True)
-            )
-            if before != after
-        )
-        parts.append(f"hand sizes ({changed})")
-    return f"{' and '.join(parts)} {'differ' if len(parts) > 1 else 'differs'}"
 
 
 def _names(seats: Sequence[int], names: Sequence[str]) -> str:
@@ -237,10 +216,18 @@ def _names(seats: Sequence[int], names: Sequence[str]) -> str:
 
 def _award(result: Result, names: Sequence[str], start_seat: int) -> str:
     """E.g. "the win to Ben (12 coins), by most cards in hand (Ana 3, Ben 5)"."""
-    best = max(result.scores)
     who = _names(result.winners, names)
+    coins = sorted({result.scores[seat] for seat in result.winners})
+    if len(coins) == 1:
+        held = _coins(coins[0]) + (" each" if len(result.winners) > 1 else "")
+    else:
+        held = ", ".join(f"{names[seat]} {result.scores[seat]}" for seat in result.winners)
     award = f"the win to {who}" if len(result.winners) == 1 else f"a shared win to {who}"
-    return f"{award} ({best} coins){_how(result, names, start_seat)}"
+    return f"{award} ({held}){_how(result, names, start_seat)}"
+
+
+def _coins(count: int) -> str:
+    return f"{count} coin" if count == 1 else f"{count} coins"
 
 
 def _how(result: Result, names: Sequence[str], start_seat: int) -> str:

@@ -18,7 +18,7 @@ from . import events as ev
 from .beans import beans_text, coins_for, label
 from .errors import InvalidRuleset, MalformedCommand, RuleViolation
 from .evolve import evolve, full_deck, remove_cards
-from .names import name_problem
+from .names import name_key, name_problem
 from .rulesets import MOST_HAND_CARDS, SEAT_DISTANCE, Ruleset
 from .state import DIGITAL, MODES, TABLETOP, GameState, Offer, Phase
 from .table import (
@@ -88,9 +88,10 @@ def start_game(
         problem = name_problem(name)
         if problem is not None:
             raise MalformedCommand(f"seat {seat}'s name {name!r}: {problem}")
-    if len(set(names)) != len(names):
+    if len({name_key(name) for name in names}) != len(names):
         raise MalformedCommand(
-            f"seat names must differ (spaces around them do not count): {', '.join(names)}"
+            "seat names must differ (spaces around them and invisible joiners do not count): "
+            f"{', '.join(names)}"
         )
     if not 0 <= start_seat < len(names):
         raise MalformedCommand(

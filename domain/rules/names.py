@@ -17,10 +17,17 @@ UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 lone surrogates, private use, and line and paragraph separators."""
 
 NOT_PRINTABLE = "Use printable characters only."
+INVISIBLE = "A name needs a letter, a digit, a punctuation mark or a symbol."
+
+
+VISIBLE = ("L", "N", "P", "S")
+"""The major categories of characters that show: letters, digits, punctuation, symbols."""
 
 
 def printable(text: str) -> bool:
-    """Whether `text` holds only characters a name may hold."""
+    """Whether `text` holds only characters a name may hold, its joiners only between others."""
+    if text[:1] in JOINERS or text[-1:] in ("\u200c", "\u200d"):
+        return False
     return all(
         unicodedata.category(character) not in UNPRINTABLE or character in JOINERS
         for character in text
@@ -36,4 +43,13 @@ def name_problem(name: str) -> str | None:
         return f"A name has at most {MAX_NAME} characters."
     if not printable(trimmed):
         return NOT_PRINTABLE
+    if not any(unicodedata.category(character)[0] in VISIBLE for character in trimmed):
+        return INVISIBLE
     return None
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: trimmed, in one Unicode form, without the invisible
+    joiners (so "Ana" and "Ana" with a zero-width joiner inside are the same name)."""
+    composed = unicodedata.normalize("NFC", name.strip())
+    return "".join(character for character in composed if character not in JOINERS)

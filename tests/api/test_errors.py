@@ -15,6 +15,7 @@ from marshmallow import fields
 from api import games as games_module
 from api.app import MAX_BODY_BYTES
 from api.blueprint import LONE_SURROGATE
+from domain.rules import names
 
 from .conftest import web_app
 from .support import CreatedGame, assert_envelope, bearer, command, create_game
@@ -193,14 +194,47 @@ def test_an_option_value_not_of_its_json_type_is_a_422_naming_the_valid_ones(
 
 @pytest.mark.parametrize(
     "name",
-    ["Ana\x00", "Ben\n", "Ana\u202eneB", "Cl\u2028eo", "Ana\ufeff", "\ue000"],
-    ids=["nul", "newline", "bidi-override", "line-separator", "bom", "private-use"],
+    [
+        "Ana\x00",
+        "Ben\n",
+        "Ana\u202eneB",
+        "Cl\u2028eo",
+        "Ana\ufeff",
+        "\ue000",
+        "\u200dAna",
+        "Ana\u200d",
+    ],
+    ids=[
+        "nul",
+        "newline",
+        "bidi-override",
+        "line-separator",
+        "bom",
+        "private-use",
+        "leading-joiner",
+        "trailing-joiner",
+    ],
 )
 def test_a_seat_name_with_unprintable_characters_is_a_422(client: FlaskClient, name: str) -> None:
     response = client.post("/api/games", json={"seats": [name, "Cleo"]})
 
     body = assert_envelope(response, 422, "validation_error")
     assert body["errors"]["json"]["seats"] == {"0": ["Use printable characters only."]}
+
+
+@pytest.mark.parametrize("name", ["\u034f", "\u0301\u0301"], ids=["grapheme-joiner", "marks"])
+def test_a_seat_name_with_nothing_visible_is_a_422(client: FlaskClient, name: str) -> None:
+    response = client.post("/api/games", json={"seats": [name, "Cleo"]})
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert body["errors"]["json"]["seats"] == {"0": [names.INVISIBLE]}
+
+
+def test_seat_names_that_differ_only_by_an_invisible_joiner_are_a_422(client: FlaskClient) -> None:
+    response = client.post("/api/games", json={"seats": ["Ana", "An\u200da", "Cleo"]})
+
+    body = assert_envelope(response, 422, "malformed_command")
+    assert "seat names must differ" in body["message"]
 
 
 @pytest.mark.parametrize(

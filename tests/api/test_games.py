@@ -124,7 +124,7 @@ def test_the_game_list_comes_in_pages_newest_first(client: FlaskClient) -> None:
     assert [(page["total"], page["next_offset"]) for page in pages] == [(5, 2), (5, 4), (5, None)]
 
 
-@pytest.mark.parametrize("query", [{"limit": 0}, {"limit": 501}, {"offset": -1}])
+@pytest.mark.parametrize("query", [{"limit": 0}, {"limit": 501}, {"offset": -1}, {"offset": 2**63}])
 def test_a_game_list_page_out_of_bounds_is_a_422(client: FlaskClient, query: dict) -> None:
     response = client.get("/api/games", query_string=query)
 

@@ -238,6 +238,14 @@ MALFORMED = [
     ("an unknown mode", _set(("header", "mode"), "online"), "$.header.mode", "'online'", 1),
     ("a date in words", _set(("header", "date"), "last Friday"), "$.header.date", "ISO 8601", 1),
     ("a typo in the header", _set(("header", "plaec"), "Home"), "$.header", "'plaec'", 1),
+    ("a month 13", _set(("header", "date"), "2020-13-45"), "$.header.date", "ISO 8601", 0),
+    (
+        "a time that is none",
+        _set(("header", "date"), "2020-01-02Tgarbage"),
+        "$.header.date",
+        "ISO 8601",
+        0,
+    ),
     ("a digital game without chance", _delete(("chance",)), "$", "needs chance: the seed", 1),
     ("a tabletop game with a seed", _set(("header", "mode"), "tabletop"), "$.chance", "null", 1),
     ("a seed in words", _set(("chance", "seed"), "seven"), "$.chance.seed", "integer", 1),
@@ -413,6 +421,15 @@ def test_import_refuses_a_recorded_result_the_commands_do_not_give(document):
 
     assert refused.value.path == "$.result"
     assert "but its commands give" in refused.value.message
+
+
+def test_import_refusing_a_result_with_the_right_scores_names_what_it_gets_wrong(document):
+    document["result"]["hand_sizes"][0] += 1
+
+    with pytest.raises(RecordError) as refused:
+        import_facts(parse_record(document))
+
+    assert "the record is wrong about the hand sizes (" in refused.value.message
 
 
 def test_import_refuses_a_result_for_a_game_its_commands_leave_unfinished(document):

@@ -333,15 +333,15 @@ def _doctored_result(**changes: Any) -> dict[str, Any]:
     [
         (
             {"winners": lambda r: [(r["winners"][0] + 1) % 3]},
-            "Same scores, but the record's winners (",
+            "Same scores, but the record is wrong about the winners (",
         ),
         (
             {"decided_by": lambda r: "seat-distance"},
-            "record's tie-break (seat-distance → none) differs",
+            "wrong about the tie-break (seat-distance → none)",
         ),
         (
             {"hand_sizes": lambda r: [size + 1 for size in r["hand_sizes"]]},
-            "record's hand sizes (",
+            "wrong about the hand sizes (",
         ),
     ],
     ids=["another-winner", "a-tie-break-where-none-was-needed", "other-hand-sizes"],
@@ -352,6 +352,18 @@ def test_a_recorded_result_with_the_right_scores_is_told_what_it_gets_wrong(chan
     assert words in report.difference
     assert " has the most coins (" in report.difference
     assert " tie on " not in report.difference
+
+
+def test_a_recorded_winner_is_shown_with_the_coins_the_record_gives_them():
+    document = _doctored_result()
+    scores = document["result"]["scores"]
+    last = min(range(3), key=lambda seat: scores[seat])
+    document["result"]["winners"] = [last]
+    name = document["header"]["seats"][last]
+
+    report = verify(parse_record(document))
+
+    assert f"the record gives the win to {name} ({scores[last]} coin" in report.difference
 
 
 def test_a_record_whose_ruleset_no_preset_gives_says_why():
