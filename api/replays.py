@@ -103,8 +103,9 @@ def step_detail(query: dict[str, Any], game_id: UUID, position: int) -> dict[str
 def jump(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """Find the step to go to.
 
-    The first of turn `turn`, or the next (previous) fact of `kind` after (before) step `from`;
-    `position` null when there is none."""
+    The first of turn `turn` (a turn the game does not have is a 404 naming the turns it has),
+    or the next (previous) fact of `kind` after (before) step `from` (`position` null when there
+    is none)."""
     replay = services().views.replay(game_id)
     if "turn" in query:
         return {"position": replay.turn_start(query["turn"])}
