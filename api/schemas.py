@@ -120,8 +120,8 @@ COMMAND_HEADERS = [
         "name": "If-Match",
         "required": False,
         "description": 'The game version the command is based on, e.g. "12"; 412 if the game '
-        "has moved on.",
-        "schema": {"type": "string", "pattern": '^(W/)?"?[0-9]{1,12}"?$'},
+        'has moved on ("*": any version, as without the header).',
+        "schema": {"type": "string", "pattern": '^(\\*|(W/)?"?[0-9]{1,12}"?)$'},
     },
     {
         "in": "header",
@@ -143,6 +143,16 @@ COMMAND_RESPONSE_HEADERS = {
     "Idempotent-Replayed": {
         "description": "true: the stored answer to an earlier request with this Idempotency-Key",
         "schema": {"type": "string", "enum": ["true"]},
+    },
+}
+
+
+AFTER_POSITION = {
+    "validate": validate.Range(min=0),
+    "metadata": {
+        "description": "Read your writes: wait until the read models have seen this store "
+        "position (a write's `position`), up to 5 seconds; then 503 `read_models_behind`, "
+        "to retry"
     },
 }
 
@@ -180,20 +190,17 @@ class GamesQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf(STATUSES))
     player = fields.String(**NAME)
     ruleset = fields.String(validate=validate.OneOf(list(PRESETS)))
-    after_position = fields.Integer(
-        validate=validate.Range(min=0),
-        metadata={"description": "Wait until the read model has seen this store position"},
-    )
+    after_position = fields.Integer(**AFTER_POSITION)
 
 
 class LeaderboardQuerySchema(Schema):
     ruleset = fields.String(validate=validate.OneOf(list(PRESETS)))
     players = fields.Integer(validate=validate.Range(min=2, max=7))
-    after_position = fields.Integer(validate=validate.Range(min=0))
+    after_position = fields.Integer(**AFTER_POSITION)
 
 
 class PositionQuerySchema(Schema):
-    after_position = fields.Integer(validate=validate.Range(min=0))
+    after_position = fields.Integer(**AFTER_POSITION)
 
 
 # --- responses ------------------------------------------------------------------------------------
