@@ -55,6 +55,15 @@ class ApiError(Exception):
         self.extra = extra
 
 
+SCHEMA_MISMATCH = "The request does not match the schema; see errors for each field."
+"""The message of every 422 with field messages."""
+
+
+def query_error(field: str, message: str) -> ApiError:
+    """A 422 for a query parameter the schema accepts but the request cannot have."""
+    return ApiError(422, "validation_error", SCHEMA_MISMATCH, errors={"query": {field: [message]}})
+
+
 def unauthorized(message: str) -> ApiError:
     return ApiError(401, "unauthorized", message)
 
@@ -104,7 +113,7 @@ def _http_error(error: HTTPException) -> Response:
         errors = data["messages"]
     message = error.description or error.name
     if status == 422:
-        message = "The request does not match the schema; see errors for each field."
+        message = SCHEMA_MISMATCH
     if status == 413:
         message = "The request body is too large."
     if status == 400 and "Invalid JSON" in str(errors):

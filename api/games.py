@@ -35,7 +35,7 @@ from projections.views import (
 
 from . import schemas
 from .blueprint import Blueprint
-from .errors import ApiError, documented, error_response, forbidden, unauthorized
+from .errors import ApiError, documented, error_response, forbidden, query_error, unauthorized
 from .openapi import game_links
 from .security import HOST, Caller, IssuedTokens
 from .services import Services
@@ -112,12 +112,7 @@ def _seat_for_host(game_id: UUID, seat: int) -> Viewer:
     if started.mode != TABLETOP:
         raise forbidden(f"in a digital game only seat {seat}'s own token may see its hand")
     if seat >= len(started.seats):
-        raise ApiError(
-            422,
-            "validation_error",
-            "The request does not match the schema; see errors for each field.",
-            errors={"query": {"seat": [f"The game's seats are 0 to {len(started.seats) - 1}."]}},
-        )
+        raise query_error("seat", f"The game's seats are 0 to {len(started.seats) - 1}.")
     return Viewer.of_seat(seat)
 
 
@@ -131,12 +126,7 @@ def wait_for_read_models(position: int | None) -> None:
         return
     latest = service.app.position()
     if position > latest:
-        raise ApiError(
-            422,
-            "validation_error",
-            "The request does not match the schema; see errors for each field.",
-            errors={"query": {"after_position": [f"The store's latest position is {latest}."]}},
-        )
+        raise query_error("after_position", f"The store's latest position is {latest}.")
     try:
         service.projector.wait(position, timeout=READ_MODEL_WAIT_SECONDS)
     except TimeoutError:

@@ -28,7 +28,7 @@ def printable(text: str) -> bool:
     """Names are shown and compared as text (domain/rules/names.py says which characters)."""
     if not names.printable(text):  # the text as sent: a newline is refused, not trimmed
         raise ValidationError(names.NOT_PRINTABLE)
-    if text.strip() and names.name_problem(text) == names.INVISIBLE:  # Length speaks for ""
+    if text.strip() and not names.visible(text):  # Length speaks for ""
         raise ValidationError(names.INVISIBLE)
     return True
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -45,6 +45,8 @@ STARTUP_ATTEMPTS = 8
 """How often `Bohnanza.from_url` tries to open a SQLite file other processes are opening too."""
 
 log = logging.getLogger(__name__)
+
+A = TypeVar("A", bound=Aggregate)
 
 
 class GameStateAsDict(Transcoding):
@@ -287,6 +289,16 @@ class Bohnanza(Application):
         if not isinstance(game, Game):
             raise NotFound(f"no game {game_id}")
         return game
+
+    def find(self, aggregate_id: UUID, kind: type[A]) -> A | None:
+        """The aggregate of type `kind` stored under `aggregate_id` (the records beside a game:
+        its notes, lineage, record header), or None if none is stored."""
+        try:
+            aggregate = self.repository.get(aggregate_id)
+        except AggregateNotFoundError:
+            return None
+        assert isinstance(aggregate, kind)
+        return aggregate
 
     def state(self, game_id: UUID, *, version: int | None = None) -> GameState:
         return self.game(game_id, version=version).state

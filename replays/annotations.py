@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
 
@@ -216,12 +215,7 @@ def _changed(
 
 
 def _load(app: Bohnanza, game_id: UUID) -> Annotations | None:
-    try:
-        notes = app.repository.get(Annotations.create_id(str(game_id)))
-    except AggregateNotFoundError:
-        return None
-    assert isinstance(notes, Annotations)
-    return notes
+    return app.find(Annotations.create_id(str(game_id)), Annotations)
 
 
 def add_note(

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate, event
 
 from domain.aggregate import Game
@@ -67,12 +66,8 @@ class Fork:
 
 
 def _lineage(app: Bohnanza, game_id: UUID) -> Lineage:
-    try:
-        lineage = app.repository.get(Lineage.create_id(str(game_id)))
-    except AggregateNotFoundError:
-        return Lineage(game_id=str(game_id))
-    assert isinstance(lineage, Lineage)
-    return lineage
+    found = app.find(Lineage.create_id(str(game_id)), Lineage)
+    return Lineage(game_id=str(game_id)) if found is None else found
 
 
 def fork_facts(facts: Sequence[ev.Event], step: int) -> list[ev.Event]:

@@ -13,7 +13,6 @@ from datetime import date as Date
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
-from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.domain import Aggregate, event
 
 from domain.application import Bohnanza, Outcome
@@ -58,15 +57,6 @@ class RecordHeader(Aggregate):
         self.tags = tags
 
 
-def _header(app: Bohnanza, game_id: UUID) -> RecordHeader | None:
-    try:
-        header = app.repository.get(RecordHeader.create_id(str(game_id)))
-    except AggregateNotFoundError:
-        return None
-    assert isinstance(header, RecordHeader)
-    return header
-
-
 def export_game(
     app: Bohnanza,
     game_id: UUID,
@@ -80,17 +70,17 @@ def export_game(
     the game was imported from, if any: the date defaults to the record's, or else to when the
     game started; the place and tags to the record's."""
     recorded = app.recorded_facts(game_id)
-    imported = _header(app, game_id)
-    if date is None:
-        date = (
-            recorded[0].recorded_at if imported is None or imported.date is None else imported.date
-        )
+    imported = app.find(RecordHeader.create_id(str(game_id)), RecordHeader)
+    if imported is not None:
+        date = imported.date if date is None else date
+        place = imported.place if place is None else place
+        tags = imported.tags if tags is None else tags
     return export_record(
         [r.fact for r in recorded],
         annotations=annotations,
-        date=date,
-        place=place if place is not None or imported is None else imported.place,
-        tags=tags if tags is not None else (() if imported is None else imported.tags),
+        date=recorded[0].recorded_at if date is None else date,
+        place=place,
+        tags=tags or (),
     )
 
 

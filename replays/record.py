@@ -344,16 +344,13 @@ def date_problem(text: str | None) -> str | None:
     if text is None:
         return None
     described = schema()["$defs"]["header"]["properties"]["date"]
-    try:
-        if not re.match(described["pattern"], text):
-            raise ValueError(text)
-        if len(text) > 10:
-            datetime.fromisoformat(text)
-        else:
-            Date.fromisoformat(text)
-    except ValueError:
-        return f"{text!r} is not {described['description']}"
-    return None
+    if re.match(described["pattern"], text):
+        try:
+            datetime.fromisoformat(text)  # a date alone reads as its midnight
+            return None
+        except ValueError:
+            pass
+    return f"{text!r} is not {described['description']}"
 
 
 def load_record(text: str | bytes) -> Record:
@@ -568,23 +565,30 @@ def wrong_in_result(recorded: Result, result: Result, names: Sequence[str]) -> s
     parts = []
     if recorded.winners != result.winners:
         parts.append(
-            f"the winners ({' and '.join(names[s] for s in recorded.winners)} → "
-            f"{' and '.join(names[s] for s in result.winners)})"
+            f"the winners ({names_text(recorded.winners, names)} → "
+            f"{names_text(result.winners, names)})"
         )
     if recorded.decided_by != result.decided_by:
         parts.append(
             f"the tie-break ({recorded.decided_by or 'none'} → {result.decided_by or 'none'})"
         )
     if recorded.hand_sizes != result.hand_sizes:
-        changed = ", ".join(
-            f"{names[seat]} {before} → {after}"
-            for seat, (before, after) in enumerate(
-                zip(recorded.hand_sizes, result.hand_sizes, strict=True)
-            )
-            if before != after
-        )
-        parts.append(f"the hand sizes ({changed})")
+        parts.append(f"the hand sizes ({changes(recorded.hand_sizes, result.hand_sizes, names)})")
     return " and ".join(parts)
+
+
+def names_text(seats: Sequence[int], names: Sequence[str]) -> str:
+    """E.g. "Ana and Ben"."""
+    return " and ".join(names[seat] for seat in seats)
+
+
+def changes(before: Sequence[int], after: Sequence[int], names: Sequence[str]) -> str:
+    """The seats whose number changed, e.g. "Ben 5 → 4, Cleo 2 → 3"."""
+    return ", ".join(
+        f"{names[seat]} {old} → {new}"
+        for seat, (old, new) in enumerate(zip(before, after, strict=True))
+        if old != new
+    )
 
 
 def standing_text(result: Result, names: Sequence[str]) -> str:

@@ -25,6 +25,8 @@ from domain.rules.state import GameState, Result
 from .record import (
     Failure,
     Record,
+    changes,
+    names_text,
     record_from_facts,
     replay_record,
     result_to_dict,
@@ -187,20 +189,15 @@ def _difference(record: Record, result: Result | None, state: GameState, under: 
     if result == recorded:
         return f"Same outcome: {_award(result, names, record.start_seat)}."
     if result.scores != recorded.scores:
-        changed = ", ".join(
-            f"{names[seat]} {before} → {after}"
-            for seat, (before, after) in enumerate(zip(recorded.scores, result.scores, strict=True))
-            if before != after
-        )
         return (
-            f"Scores differ ({changed}): the record gives "
+            f"Scores differ ({changes(recorded.scores, result.scores, names)}): the record gives "
             f"{_award(recorded, names, record.start_seat)}; {under} gives "
             f"{_award(result, names, record.start_seat)}."
         )
     best = max(result.scores)
     tied = [seat for seat, score in enumerate(result.scores) if score == best]
     if len(tied) > 1:
-        standing = f"{_names(tied, names)} tie on {_coins(best)}"
+        standing = f"{names_text(tied, names)} tie on {_coins(best)}"
     else:
         standing = f"{names[tied[0]]} has the most coins ({best})"
     return (
@@ -210,13 +207,9 @@ def _difference(record: Record, result: Result | None, state: GameState, under: 
     )
 
 
-def _names(seats: Sequence[int], names: Sequence[str]) -> str:
-    return " and ".join(names[seat] for seat in seats)
-
-
 def _award(result: Result, names: Sequence[str], start_seat: int) -> str:
     """E.g. "the win to Ben (12 coins), by most cards in hand (Ana 3, Ben 5)"."""
-    who = _names(result.winners, names)
+    who = names_text(result.winners, names)
     coins = sorted({result.scores[seat] for seat in result.winners})
     if len(coins) == 1:
         held = _coins(coins[0]) + (" each" if len(result.winners) > 1 else "")

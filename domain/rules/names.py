@@ -43,9 +43,14 @@ def name_problem(name: str) -> str | None:
         return f"A name has at most {MAX_NAME} characters."
     if not printable(trimmed):
         return NOT_PRINTABLE
-    if not any(unicodedata.category(character)[0] in VISIBLE for character in trimmed):
+    if not visible(trimmed):
         return INVISIBLE
     return None
+
+
+def visible(text: str) -> bool:
+    """Whether `text` holds a character that shows: a letter, digit, punctuation or symbol."""
+    return any(unicodedata.category(character)[0] in VISIBLE for character in text)
 
 
 def name_key(name: str) -> str:
