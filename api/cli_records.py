@@ -18,6 +18,7 @@ from domain.rules.errors import BohnanzaError
 from domain.rules.rulesets import PRESETS
 from projections.runner import Projector
 from replays.games import (
+    AlreadyImported,
     annotations_of,
     audit_stored_game,
     export_game,
@@ -125,6 +126,8 @@ def import_command(ctx: click.Context, source: str, as_json: bool) -> None:
             imported = import_record(app, record)
         except IllegalRecord as error:
             _refused(error, as_json)
+        except AlreadyImported as error:
+            raise click.ClickException(f"nothing was stored: {error}") from None
         projector.catch_up()
     outcome = imported.outcome
     last = outcome.facts[-1]

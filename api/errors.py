@@ -25,6 +25,7 @@ from domain.rules.errors import (
     NotFound,
     RuleViolation,
 )
+from replays.games import AlreadyImported
 from replays.record import IllegalRecord, RecordError
 
 from .schemas import ErrorSchema
@@ -141,6 +142,8 @@ def _bohnanza_error(error: BohnanzaError) -> Response:
             return envelope(403, "forbidden", str(error))
         case InvalidInput():
             return envelope(422, "invalid_input", str(error), {"json": {"_schema": [str(error)]}})
+        case AlreadyImported():
+            return envelope(409, "already_imported", str(error), game_id=str(error.game_id))
         case Conflict():
             return envelope(409, "conflict", str(error), current_version=error.current_version)
         case IllegalRecord():

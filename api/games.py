@@ -156,6 +156,7 @@ def _summary(game_id: UUID) -> dict[str, Any]:
         "ruleset": state.ruleset.preset,
         "players": state.ruleset.players,
         "mode": state.mode,
+        "sandbox": first.sandbox,
         "seats": [player.name for player in state.players],
         "start_seat": state.start_seat,
         "status": "ended" if state.is_over else "in-progress",
@@ -187,8 +188,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
     Keep the tokens: they are shown only here. Send one as `Authorization: Bearer <token>`."""
     service = services()
     game_id = uuid4()
-    issued = service.tokens.issue(game_id, len(body["seats"]))
-    try:
+    with service.tokens.issued_for(game_id, len(body["seats"])) as issued:
         outcome = service.app.start_game(
             body["seats"],
             preset=body["ruleset"],
@@ -199,9 +199,6 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
             deck=body.get("deck"),
             game_id=game_id,
         )
-    except BaseException:
-        service.tokens.revoke(game_id)
-        raise
     service.after_write()
     started = outcome.facts[0]
     assert isinstance(started, ev.GameStarted)
@@ -257,6 +254,7 @@ def _record(record: queries.GameRecord) -> dict[str, Any]:
         "ruleset": record.preset,
         "players": record.players,
         "mode": record.mode,
+        "sandbox": record.sandbox,
         "seats": record.seats,
         "status": record.status,
         "started_at": record.started_at,

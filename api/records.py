@@ -8,7 +8,7 @@ once the game is over (or with the server's auditor secret), like the auditor's 
 from __future__ import annotations
 
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import UUID
 
 from domain.rules.errors import Forbidden
 from replays import annotations, games
@@ -67,29 +67,25 @@ def export_record(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @blp.arguments(schemas.RecordDocumentSchema)
 @blp.response(201, schemas.ImportedSchema)
 @blp.doc(**game_links(201))
-@documented(blp, 400, 413, 415, 422)
+@documented(blp, 400, 409, 413, 415, 422)
 def import_record(document: dict[str, Any]) -> dict[str, Any]:
     """Import a record as a new game.
 
     Every command is decided again by the engine. A legal record becomes a new game (with its
     notes) and tokens for it; an illegal one is refused with its first illegal step and nothing
-    is stored."""
+    is stored. A record is stored once: the same game imported again (whatever its notes or
+    layout) is a 409 `already_imported` whose `game_id` is the game it became."""
     service = services()
-    record = parse_record(document)
-    game_id = uuid4()
-    issued = service.tokens.issue(game_id, len(record.seats))
-    try:
-        imported = games.import_record(service.app, record, game_id=game_id)
-    except BaseException:
-        service.tokens.revoke(game_id)
-        raise
+    prepared = games.prepare_import(parse_record(document))
+    with service.tokens.issued_for(prepared.game_id, len(prepared.record.seats)) as issued:
+        imported = games.store_import(service.app, prepared)
     service.after_write()
     return {
         "game_id": imported.game_id,
         "version": imported.outcome.version,
-        "seats": seat_tokens(list(record.seats), issued),
+        "seats": seat_tokens(list(prepared.record.seats), issued),
         "host_token": issued.host,
-        "notes": len(record.annotations),
+        "notes": len(prepared.record.annotations),
     }
 
 

@@ -259,12 +259,8 @@ def create_fork(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     if not (replay.is_over or _auditor_rights()):
         raise forbidden("a fork shows every hand: only a game that is over may be forked")
     fork_id = uuid4()
-    issued = service.tokens.issue(fork_id, len(replay.names))
-    try:
+    with service.tokens.issued_for(fork_id, len(replay.names)) as issued:
         fork = forks.create_fork(service.app, game_id, body["step"], fork_id=fork_id)
-    except BaseException:
-        service.tokens.revoke(fork_id)
-        raise
     service.after_write()
     return {
         "game_id": fork.game_id,

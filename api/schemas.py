@@ -54,6 +54,9 @@ class ErrorSchema(Schema):
     first_illegal_step = fields.Dict(
         metadata={"description": "An illegal record's first refused command, rule and table"}
     )
+    game_id = fields.UUID(
+        metadata={"description": "A record imported before (409 already_imported): its game"}
+    )
 
 
 # --- requests -------------------------------------------------------------------------------------
@@ -234,6 +237,10 @@ class GameSummarySchema(Schema):
     ruleset = fields.String(required=True)
     players = fields.Integer(required=True)
     mode = fields.String(required=True)
+    sandbox = fields.Boolean(
+        required=True,
+        metadata={"description": "A what-if fork of another game: not counted in the leaderboard"},
+    )
     seats = fields.List(fields.String(), required=True)
     start_seat = fields.Integer(required=True)
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
@@ -250,6 +257,10 @@ class GameListItemSchema(Schema):
     ruleset = fields.String(required=True)
     players = fields.Integer(required=True)
     mode = fields.String(required=True)
+    sandbox = fields.Boolean(
+        required=True,
+        metadata={"description": "A what-if fork of another game: not counted in the leaderboard"},
+    )
     seats = fields.List(fields.String(), required=True)
     status = fields.String(required=True)
     started_at = fields.DateTime(required=True)

@@ -14,6 +14,8 @@ import json
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -61,6 +63,9 @@ class IssuedTokens:
     seats: list[str]
     host: str
 
+    def digests(self) -> list[str]:
+        return [digest(token) for token in (*self.seats, self.host)]
+
 
 class TokenStore:
     def __init__(self, engine: Engine, remembered: int = RESOLVED_TOKENS) -> None:
@@ -96,13 +101,25 @@ class TokenStore:
             connection.execute(insert(tokens), rows)
         return issued
 
-    def revoke(self, game_id: UUID) -> None:
-        """Forget every token of a game (one that could not be created)."""
+    @contextmanager
+    def issued_for(self, game_id: UUID, seats: int) -> Iterator[IssuedTokens]:
+        """New tokens for a game about to be created in the block; if creating it fails, they
+        are forgotten again (only they: the id may be taken by a game that keeps its own)."""
+        issued = self.issue(game_id, seats)
+        try:
+            yield issued
+        except BaseException:
+            self.revoke(issued)
+            raise
+
+    def revoke(self, issued: IssuedTokens) -> None:
+        """Forget these tokens."""
+        digests = issued.digests()
         with self.engine.begin() as connection:
-            connection.execute(delete(tokens).where(tokens.c.game_id == game_id))
+            connection.execute(delete(tokens).where(tokens.c.digest.in_(digests)))
         with self._lock:
-            for known in [d for d, c in self._resolved.items() if c.game_id == game_id]:
-                del self._resolved[known]
+            for known in digests:
+                self._resolved.pop(known, None)
 
     def resolve(self, game_id: UUID, token: str) -> Caller | None:
         """The caller a token stands for in this game, or None for an unknown or foreign token."""

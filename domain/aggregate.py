@@ -35,7 +35,9 @@ class StoredFact:
         game.state = evolve(getattr(game, "state", None), self.fact())
 
 
-def _stored_class(fact_type: type[ev.Event], base: type) -> type:
+def _stored_class(fact_type: type[ev.Event], base: type, **versioning: Any) -> type:
+    """The stored event class of a fact; `versioning` gives it `class_version` and the
+    `upcast_vN_vN+1` static methods that bring older stored events up to date."""
     name = fact_type.__name__
     return type(
         name,
@@ -47,8 +49,14 @@ def _stored_class(fact_type: type[ev.Event], base: type) -> type:
             "TOPIC": f"bohnanza:{name}",
             "fact_type": fact_type,
             "fact_fields": tuple(field.name for field in fields(fact_type)),
+            **versioning,
         },
     )
+
+
+def _started_v1_v2(state: dict[str, Any]) -> None:
+    """GameStarted v2 added `sandbox`: every game stored before it was a played game."""
+    state["sandbox"] = False
 
 
 class Game(Aggregate):
@@ -60,7 +68,12 @@ class Game(Aggregate):
     class Event(Aggregate.Event):
         TOPIC = "bohnanza:Game.Event"
 
-    Created = _stored_class(ev.GameStarted, Aggregate.Created)
+    Created = _stored_class(
+        ev.GameStarted,
+        Aggregate.Created,
+        class_version=2,
+        upcast_v1_v2=staticmethod(_started_v1_v2),
+    )
 
     @classmethod
     def start(cls, started: ev.GameStarted, *, game_id: Any = None) -> Game:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import URL, Engine, create_engine, event
+from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.pool import QueuePool
 
 from domain.request_keys import MEMORY_FACTORY
@@ -63,6 +63,15 @@ def projection_engine(database_url: str) -> Engine:
     )
     schema = env["POSTGRES_SCHEMA"]
     return engine.execution_options(schema_translate_map={None: schema})
+
+
+def schema_of(bind: Engine | Connection) -> str | None:
+    """The PostgreSQL schema the read models' tables are in (None: the default one), for what
+    the schema translation does not reach: reflection and hand-written SQL."""
+    translated: dict[str | None, str | None] = bind.get_execution_options().get(
+        "schema_translate_map", {}
+    )
+    return translated.get(None)
 
 
 def _use_explicit_sqlite_transactions(engine: Engine) -> None:

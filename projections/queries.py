@@ -29,6 +29,8 @@ class GameRecord:
     preset: str
     players: int
     mode: str
+    sandbox: bool
+    """A what-if fork: listed, with a scoreboard, but in no standing."""
     seats: list[str]
     coins_visible: bool
     status: str
@@ -131,6 +133,7 @@ def _game_record(row: Row) -> GameRecord:
         preset=row.preset,
         players=row.players,
         mode=row.mode,
+        sandbox=row.sandbox,
         seats=list(row.seats),
         coins_visible=row.coins_visible,
         status=row.status,
@@ -175,8 +178,8 @@ def scoreboard(engine: Engine, game_id: UUID, *, viewer: int | None = None) -> l
 def leaderboard(
     engine: Engine, *, preset: str | None = None, players: int | None = None
 ) -> list[Standing]:
-    """The leaderboard over ended games, overall or for one preset and/or player count: most
-    wins first, then best win rate, then best average score."""
+    """The leaderboard over ended games (sandbox forks are not counted), overall or for one
+    preset and/or player count: most wins first, then best win rate, then best average score."""
     query = select(
         standing_rows.c.name,
         func.sum(standing_rows.c.games).label("games"),

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from eventsourcing.persistence import InterfaceError, Notification, OperationalError
-from sqlalchemy import Engine, exc
+from sqlalchemy import Connection, Engine, Table, exc, inspect
 
 from domain.application import Bohnanza
 
 from . import tracking
-from .engine import projection_engine
+from .engine import projection_engine, schema_of
 from .scoreboards import Scoreboards
 from .tables import metadata
 from .tables import tracking as tracking_table
@@ -272,6 +272,40 @@ class Projector:
                     raise
         for name in self.projections:
             tracking.ensure_tracked(self.engine, name)
+        for projection in self.projections.values():
+            self._reset_if_reshaped(projection)
+
+    def _reset_if_reshaped(self, projection: Projection) -> None:
+        """Empty a projection whose stored tables have other columns than its code writes (an
+        older version made them) and put it back to the start of the store: the next catch up
+        fills them again. Read models are derived; the events alone are kept for ever."""
+        if not _reshaped(self.engine, projection.tables):
+            return
+        with self.engine.connect() as connection, connection.begin() as transaction:
+            tracking.reset(connection, projection.name)  # first: it takes the tracking lock
+            reshaped = _reshaped(connection, projection.tables)
+            if not reshaped:  # another process has just done it
+                transaction.rollback()
+                return
+            metadata.drop_all(connection, tables=list(projection.tables))
+            metadata.create_all(connection, tables=list(projection.tables))
+        self._known[projection.name] = 0
+        log.warning(
+            "projection %s: the columns of %s changed; emptied, to be rebuilt from the store",
+            projection.name,
+            ", ".join(reshaped),
+        )
+
+
+def _reshaped(bind: Engine | Connection, tables: Sequence[Table]) -> list[str]:
+    """The tables whose stored columns are not the ones `tables` define."""
+    inspector, schema = inspect(bind), schema_of(bind)
+    return [
+        table.name
+        for table in tables
+        if {column["name"] for column in inspector.get_columns(table.name, schema)}
+        != set(table.c.keys())
+    ]
 
 
 class CatchUpInBackground:

@@ -167,6 +167,7 @@ class _Tally:
             "preset": fact.ruleset["preset"],
             "players": len(fact.seats),
             "mode": fact.mode,
+            "sandbox": fact.sandbox,
             "seats": list(fact.seats),
             "coins_visible": bool(fact.ruleset["coin_counts_visible"]),
             "status": IN_PROGRESS,
@@ -204,6 +205,8 @@ class _Tally:
         winners = set(fact.winners)
         for seat, (name, score) in enumerate(zip(row["seats"], fact.scores, strict=True)):
             game.seats[seat]["winner"] = seat in winners
+            if row["sandbox"]:
+                continue  # a what-if fork: its own scoreboard, no standing
             key = (name, row["preset"], row["players"])
             standing = self.standings.setdefault(key, [0, 0, 0, score])
             standing[0] += 1

@@ -65,6 +65,7 @@ games = Table(
     Column("preset", String(32), nullable=False),
     Column("players", Integer, nullable=False),
     Column("mode", String(16), nullable=False),
+    Column("sandbox", Boolean, nullable=False, comment="a what-if fork: in no standing"),
     Column("seats", JSON, nullable=False, comment="seat names, clockwise"),
     Column("coins_visible", Boolean, nullable=False, comment="ruleset coin_counts_visible"),
     Column("status", String(16), nullable=False, comment="in-progress or ended"),

@@ -3,7 +3,8 @@
 The fork is a tabletop game with the parent's resolved ruleset, reached by re-deciding the parent's
 commands in tabletop form (each reveal and draw naming its cards), so from the fork point on the
 analyst chooses every card that comes off the pile. A fork starts at a command boundary: asked for
-step k, it takes every whole command whose facts end at or before k.
+step k, it takes every whole command whose facts end at or before k. Its GameStarted says
+`sandbox`: a fork is played like any game, but no standing (the leaderboard) counts it.
 
 Both games get a `Lineage` record (event-sourced): the fork knows its parent and the step it left
 from; the parent lists its forks. The fork and both records are saved in one transaction.
@@ -77,7 +78,9 @@ def fork_facts(facts: Sequence[ev.Event], step: int) -> list[ev.Event]:
     first = facts[0]
     assert isinstance(first, ev.GameStarted)
     ruleset = Ruleset.from_dict(first.ruleset)
-    replayed = start_game(ruleset, first.seats, start_seat=first.start_seat, mode=TABLETOP)
+    replayed = start_game(
+        ruleset, first.seats, start_seat=first.start_seat, mode=TABLETOP, sandbox=True
+    )
     state: GameState = fold(replayed)
     for command in commands_from_facts(facts, tabletop=True):
         new = decide(state, command)

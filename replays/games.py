@@ -3,26 +3,64 @@
 Export reads a game's facts; import re-decides a record and stores the facts as a new game, with
 its notes and, beside it, when and where the record says it was played and its tags (so that an
 exported import exports the same header); verify and audit check a stored game.
+
+An imported game's id is derived from its facts (`imported_game_id`), so a record is stored once:
+importing it again, from any process at any moment, meets the store's own uniqueness and is
+refused with the game it became (`AlreadyImported`). Without that, a retried upload or two
+players uploading one table's record would count the game twice in the leaderboard.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date as Date
 from typing import Any
-from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
+from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
 from domain.application import Bohnanza, Outcome
 from domain.rules import events as ev
 from domain.rules.audit import Problem
-from domain.rules.errors import Forbidden, InvalidInput
+from domain.rules.errors import Conflict, Forbidden, InvalidInput
 
 from .annotations import GUEST, Author, add_note, all_notes, check_note
 from .record import Record, RecordError, export_record, import_facts, parse_record
 from .verify import Report, audit_game, verify
+
+
+class AlreadyImported(Conflict):
+    """The record's game is stored already (imported before): `game_id` is that game."""
+
+    def __init__(self, game_id: UUID) -> None:
+        self.game_id = game_id
+        super().__init__(
+            f"this record is stored already, as game {game_id}: a record is imported once, so "
+            "that its game counts once"
+        )
+
+
+def imported_game_id(facts: Sequence[ev.Event]) -> UUID:
+    """The id an imported game is stored under: a digest of its facts, the same for the same
+    game however its record is laid out (key order, spacing, the annotations beside it)."""
+    canonical = json.dumps(
+        [[fact.kind, fact.payload()] for fact in facts], sort_keys=True, separators=(",", ":")
+    )
+    digest = hashlib.sha256(canonical.encode()).hexdigest()
+    return uuid5(NAMESPACE_URL, f"/bohnanza/records/{digest}")
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """A record re-decided and checked, ready to store (`store_import`): nothing is stored yet."""
+
+    record: Record
+    facts: list[ev.Event]
+    notes: list[dict[str, Any]]
+    game_id: UUID
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,22 +122,36 @@ def export_game(
     )
 
 
-def import_record(
-    app: Bohnanza, document: Mapping[str, Any] | Record, *, game_id: UUID | None = None
-) -> Imported:
+def import_record(app: Bohnanza, document: Mapping[str, Any] | Record) -> Imported:
     """Re-decide a record and store it as a new game with the record's notes. RecordError for
-    a malformed document, IllegalRecord naming the first illegal step; nothing is stored then."""
+    a malformed document, IllegalRecord naming the first illegal step, AlreadyImported for a
+    record stored before; nothing is stored then."""
+    return store_import(app, prepare_import(document))
+
+
+def prepare_import(document: Mapping[str, Any] | Record) -> Import:
+    """Re-decide a record and check its notes, storing nothing: RecordError for a malformed
+    document, IllegalRecord naming the first illegal step."""
     record = document if isinstance(document, Record) else parse_record(document)
     facts = import_facts(record)
     notes = [_imported_note(facts, number, note) for number, note in enumerate(record.annotations)]
-    game_id = game_id or uuid4()
+    return Import(record, facts, notes, imported_game_id(facts))
+
+
+def store_import(app: Bohnanza, prepared: Import) -> Imported:
+    """Store a prepared record as a new game, with its header beside it and then its notes;
+    AlreadyImported if it is stored already."""
+    record, game_id = prepared.record, prepared.game_id
     beside = []
     if record.date is not None or record.place is not None or record.tags:
         beside.append(RecordHeader(str(game_id), record.date, record.place, list(record.tags)))
-    imported = Imported(app.record_game(facts, game_id=game_id, beside=beside), record)
-    for note in notes:
-        add_note(app, imported.game_id, facts, **note)
-    return imported
+    try:
+        outcome = app.record_game(prepared.facts, game_id=game_id, beside=beside)
+    except Conflict:
+        raise AlreadyImported(game_id) from None
+    for note in prepared.notes:
+        add_note(app, game_id, prepared.facts, **note)
+    return Imported(outcome, record)
 
 
 def _imported_note(facts: list[ev.Event], number: int, note: Mapping[str, Any]) -> dict[str, Any]:

@@ -75,8 +75,10 @@ def start_game(
     mode: str = DIGITAL,
     seed: int | None = None,
     deck: Sequence[str] | None = None,
+    sandbox: bool = False,
 ) -> list[ev.Event]:
-    """The facts that start a game: GameStarted, and in digital games the deal."""
+    """The facts that start a game: GameStarted, and in digital games the deal. A `sandbox`
+    game (a what-if fork) is played like any other and counted in no standing."""
     names = [name.strip() if isinstance(name, str) else name for name in seats]
     if len(names) != ruleset.players:
         raise InvalidRuleset(
@@ -102,7 +104,7 @@ def start_game(
     if mode == TABLETOP:
         if seed is not None or deck is not None:
             raise MalformedCommand("tabletop games learn each card as it is drawn: no seed or deck")
-        started = ev.GameStarted(ruleset.to_dict(), names, start_seat, mode, None, None)
+        started = ev.GameStarted(ruleset.to_dict(), names, start_seat, mode, None, None, sandbox)
         return [started]
     if seed is None:
         raise MalformedCommand("digital games need a seed for their shuffles")
@@ -119,7 +121,7 @@ def start_game(
     hands: list[list[str]] = [[] for _ in names]
     for position, seat in enumerate(deal_order(ruleset, start_seat)):
         hands[seat].append(order[position])
-    started = ev.GameStarted(ruleset.to_dict(), names, start_seat, mode, seed, list(order))
+    started = ev.GameStarted(ruleset.to_dict(), names, start_seat, mode, seed, list(order), sandbox)
     return [started, ev.CardsDealt(hands)]
 
 

@@ -44,7 +44,8 @@ def _copied(value: Any) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class GameStarted(Event):
-    """A game began: the fully resolved ruleset, the seats clockwise, the mode and the deck."""
+    """A game began: the fully resolved ruleset, the seats clockwise, the mode and the deck, and
+    whether it is a sandbox."""
 
     ruleset: dict[str, Any]
     seats: list[str]
@@ -54,6 +55,8 @@ class GameStarted(Event):
     """Digital games: seeds the reshuffles (RULES §10.2). Secret: it predicts the deck."""
     deck: list[str] | None
     """Digital games: the shuffled deck, top first. Tabletop games: None (order unknown)."""
+    sandbox: bool = False
+    """A what-if game (a fork of another): played like any other, counted in no standing."""
 
     secret: ClassVar[dict[str, str]] = {"seed": "nobody", "deck": "nobody"}
 

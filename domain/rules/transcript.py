@@ -124,10 +124,21 @@ def redecide(facts: Sequence[ev.Event], *, tabletop: bool) -> list[ev.Event]:
     assert isinstance(first, ev.GameStarted), "a game's facts start with GameStarted"
     ruleset = Ruleset.from_dict(first.ruleset)
     if tabletop:
-        replayed = start_game(ruleset, first.seats, start_seat=first.start_seat, mode=TABLETOP)
+        replayed = start_game(
+            ruleset,
+            first.seats,
+            start_seat=first.start_seat,
+            mode=TABLETOP,
+            sandbox=first.sandbox,
+        )
     else:
         replayed = start_game(
-            ruleset, first.seats, start_seat=first.start_seat, seed=first.seed, deck=first.deck
+            ruleset,
+            first.seats,
+            start_seat=first.start_seat,
+            seed=first.seed,
+            deck=first.deck,
+            sandbox=first.sandbox,
         )
     state = fold(replayed)
     for command in commands_from_facts(facts, tabletop=tabletop):

@@ -81,6 +81,7 @@ ENVELOPE = jsonschema.Draft202012Validator(
             "rule": {"type": "string"},
             "current_version": {"type": ["integer", "null"]},
             "first_illegal_step": {"type": "object"},
+            "game_id": {"type": "string", "format": "uuid"},
         },
         "additionalProperties": False,
     }

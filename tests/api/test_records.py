@@ -52,6 +52,22 @@ def test_importing_a_legal_record_makes_a_new_game_with_the_same_events(client, 
     assert len(body["seats"]) == 4
 
 
+def test_a_record_imported_again_is_a_409_naming_its_game_and_the_first_tokens_still_work(
+    client, record
+):
+    first = client.post("/api/records", json=record).get_json()
+    listed = client.get("/api/games").get_json()["total"]
+
+    again = client.post("/api/records", json=record)
+
+    body = assert_envelope(again, 409, "already_imported")
+    assert body["game_id"] == first["game_id"]
+    assert client.get("/api/games").get_json()["total"] == listed
+    host = {"Authorization": f"Bearer {first['host_token']}"}
+    view = client.get(f"/api/games/{first['game_id']}/view", headers=host)
+    assert view.get_json()["viewer"]["kind"] == "host"
+
+
 def test_an_illegal_record_is_refused_at_its_first_illegal_step_and_nothing_is_stored(
     client, record
 ):

@@ -291,6 +291,21 @@ def test_a_finished_game_forks_into_a_tabletop_sandbox_with_its_own_tokens(clien
     assert comparison["same_outcome"] is False
 
 
+def test_a_fork_is_listed_as_a_sandbox_and_the_leaderboard_does_not_count_it(client, finished):
+    game, facts = finished
+    standings = client.get("/api/leaderboard").get_json()["standings"]
+
+    fork = client.post(f"{game.url}/forks", json={"step": len(facts)}).get_json()
+
+    position = client.get("/api/health").get_json()["position"]
+    listed = client.get("/api/games", query_string={"after_position": position}).get_json()
+    sandbox = {item["game_id"]: item["sandbox"] for item in listed["games"]}
+    assert sandbox == {game.id: False, fork["game_id"]: True}
+    assert client.get(f"/api/games/{fork['game_id']}").get_json()["status"] == "ended"
+    assert client.get(f"/api/games/{fork['game_id']}").get_json()["sandbox"] is True
+    assert client.get("/api/leaderboard").get_json()["standings"] == standings
+
+
 def test_forking_with_a_token_that_is_not_the_games_is_a_401(client, finished):
     game, _ = finished
 

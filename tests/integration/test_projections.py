@@ -35,10 +35,11 @@ from domain.rules.errors import NotFound
 from domain.rules.transcript import commands_from_facts
 from domain.storage import persistence_env
 from projections import queries, tables
-from projections.engine import projection_engine
+from projections.engine import projection_engine, schema_of
 from projections.runner import Projector
 from projections.scoreboards import Scoreboards
 from projections.tracking import Recorded
+from replays.forks import create_fork
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -330,13 +331,13 @@ def ending(facts: Sequence[ev.Event]) -> ev.GameEnded | None:
 def expected_standings(
     facts: dict[UUID, list[ev.Event]], preset: str | None = None, players: int | None = None
 ) -> dict[str, tuple[int, int, int, int]]:
-    """Per name over ended games: (games, wins, total score, best score)."""
+    """Per name over ended games, sandbox forks left out: (games, wins, total score, best)."""
     scores: defaultdict[str, list[int]] = defaultdict(list)
     wins: Counter[str] = Counter()
     for game in facts.values():
         started, ended = game[0], ending(game)
         assert isinstance(started, ev.GameStarted)
-        if ended is None or preset not in (None, started.ruleset["preset"]):
+        if ended is None or started.sandbox or preset not in (None, started.ruleset["preset"]):
             continue
         if players not in (None, len(started.seats)):
             continue
@@ -371,6 +372,7 @@ def assert_tables_hold(engine: Engine, facts: dict[UUID, list[ev.Event]]) -> Non
             assert row.status == ("ended" if ended else "in-progress")
             assert row.turns == 1 + sum(isinstance(fact, ev.TurnEnded) for fact in game)
             assert row.winners == (ended.winners if ended else None)
+            assert row.sandbox == game[0].sandbox
     overall = {
         s.name: (s.games, s.wins, s.total_score, s.best_score) for s in queries.leaderboard(engine)
     }
@@ -739,6 +741,47 @@ def test_catching_up_after_every_command_of_a_game_builds_what_a_rebuild_builds(
 
     assert dump(projector.engine) == incremental
     assert_tables_hold(projector.engine, {game.game_id: game.facts for game in games})
+
+
+def test_a_sandbox_fork_has_a_scoreboard_but_the_leaderboard_does_not_count_it(
+    app: Bohnanza, projector: Projector
+) -> None:
+    games = start_games(app, [GameSpec("rio-grande", 3, "greedy", seed=4)], nothing)
+    play_interleaved(app, games, nothing)
+    parent = games[0]
+    fork = create_fork(app, parent.game_id, len(parent.facts))  # the end: the fork ends too
+    projector.catch_up()
+
+    standings = queries.leaderboard(projector.engine)
+    fork_game = next(g for g in queries.games(projector.engine) if g.game_id == fork.game_id)
+
+    assert fork_game.sandbox
+    assert fork_game.status == "ended"
+    assert queries.scoreboard(projector.engine, fork.game_id)
+    assert {(s.name, s.games) for s in standings} == {(name, 1) for name in fork_game.seats}
+    assert_tables_hold(
+        projector.engine, {parent.game_id: parent.facts, fork.game_id: app.facts(fork.game_id)}
+    )
+
+
+def test_tables_left_by_an_older_version_are_emptied_and_rebuilt_from_the_store(
+    app: Bohnanza, database_url: str
+) -> None:
+    games = start_games(app, [GameSpec("rio-grande", 3, "greedy", seed=4)], nothing)
+    play_interleaved(app, games, nothing)
+    with Projector.for_url(app, database_url) as first:
+        first.catch_up()
+        schema = schema_of(first.engine)
+        table = "projection_games" if schema is None else f'"{schema}".projection_games'
+        with first.engine.begin() as connection:
+            connection.exec_driver_sql(f"ALTER TABLE {table} DROP COLUMN sandbox")
+
+    with Projector.for_url(app, database_url) as later:
+        later.catch_up()
+
+        games_table = inspect(later.engine).get_columns("projection_games", schema)
+        assert "sandbox" in {column["name"] for column in games_table}
+        assert_tables_hold(later.engine, {games[0].game_id: games[0].facts})
 
 
 def test_wait_returns_once_the_projections_reach_the_position(

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from uuid import UUID, uuid4
 
@@ -23,10 +25,13 @@ from domain.rules.errors import Conflict
 from domain.rules.evolve import fold
 from replays.annotations import Author, add_note
 from replays.games import (
+    AlreadyImported,
     annotations_of,
     audit_stored_game,
     export_game,
     import_record,
+    prepare_import,
+    store_import,
     verify_game,
 )
 from replays.record import IllegalRecord, dumps, export_record
@@ -62,15 +67,51 @@ def test_an_imported_record_becomes_a_new_game_with_identical_events_and_scores(
     assert imported.outcome.version == len(facts)
 
 
-def test_importing_the_same_record_again_gives_another_new_game(app):
+def test_importing_the_same_record_again_is_refused_naming_the_game_it_became(app):
     document = export_record(simulate("rio-grande", 3, bot="random", seed=2))
-
     first = import_record(app, document)
-    second = import_record(app, document)
 
-    assert first.game_id != second.game_id
-    assert app.facts(first.game_id) == app.facts(second.game_id)
-    assert len(app.games()) == 2
+    with pytest.raises(AlreadyImported) as refused:
+        import_record(app, document)
+
+    assert refused.value.game_id == first.game_id
+    assert [game.game_id for game in app.games()] == [first.game_id]
+
+
+def test_a_record_laid_out_otherwise_with_other_notes_is_the_same_game(app):
+    document = export_record(simulate("rio-grande", 3, bot="random", seed=2))
+    first = import_record(app, document)
+    other = json.loads(json.dumps(document, indent=1, sort_keys=True))
+    other["annotations"] = [
+        {"step": 3, "author": "Kim", "text": "mine", "glyph": None, "visibility": "public"}
+    ]
+
+    with pytest.raises(AlreadyImported):
+        import_record(app, other)
+
+    assert [game.game_id for game in app.games()] == [first.game_id]
+
+
+def test_two_imports_of_one_record_at_once_store_it_once(app):
+    document = export_record(simulate("rio-grande", 3, bot="greedy", seed=5))
+    barrier = threading.Barrier(2, timeout=10)
+
+    def attempt() -> UUID | AlreadyImported:
+        prepared = prepare_import(document)
+        barrier.wait()  # both have re-decided it; both store it now
+        try:
+            return store_import(app, prepared).game_id
+        except AlreadyImported as refused:
+            return refused
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(lambda _: attempt(), range(2)))
+
+    stored = [r for r in results if isinstance(r, UUID)]
+    refused = [r for r in results if isinstance(r, AlreadyImported)]
+    assert len(stored) == len(refused) == 1
+    assert refused[0].game_id == stored[0]
+    assert [game.game_id for game in app.games()] == stored
 
 
 def test_an_illegal_record_is_refused_and_nothing_is_stored(app):
@@ -233,6 +274,18 @@ def test_the_cli_refuses_an_illegal_record_naming_its_first_illegal_step(run, tm
     assert result.exit_code == 1
     assert "Refused: the record is illegal at $.commands[3]" in result.output
     assert "nothing was stored" in result.output
+
+
+def test_the_cli_refuses_a_record_imported_before_naming_its_game(run, tmp_path):
+    path = tmp_path / "game.json"
+    path.write_text(dumps(export_record(simulate("rio-grande", 3, bot="greedy", seed=1))))
+    first = run("import", str(path), "--json")
+
+    again = run("import", str(path))
+
+    game_id = json.loads(first.output)["game_id"]
+    assert again.exit_code == 1
+    assert f"nothing was stored: this record is stored already, as game {game_id}" in again.output
 
 
 def test_the_cli_refuses_a_malformed_record_naming_the_json_path(run, tmp_path):

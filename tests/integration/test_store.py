@@ -20,7 +20,7 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import pytest
-from eventsourcing.persistence import OperationalError
+from eventsourcing.persistence import OperationalError, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from domain.application import SNAPSHOT_INTERVAL, Bohnanza, Outcome
@@ -227,6 +227,29 @@ def test_the_first_stored_event_carries_the_fully_resolved_ruleset(app: Bohnanza
         "tie_break": ["seat-distance"],
         "coin_counts_visible": False,
     }
+
+
+def test_a_game_started_before_sandboxes_existed_reads_back_as_a_played_game(
+    app: Bohnanza,
+) -> None:
+    game_id = app.start_game(SEATS, seed=6).game_id
+    first, *rest = app.recorder.select_events(game_id)
+    payload = json.loads(first.state)
+    assert (payload["class_version"], payload["sandbox"]) == (2, False)
+    del payload["class_version"], payload["sandbox"]  # as version 1 stored it
+    old_id = uuid4()
+    app.recorder.insert_events(
+        [
+            StoredEvent(old_id, 1, first.topic, json.dumps(payload).encode()),
+            *(StoredEvent(old_id, s.originator_version, s.topic, s.state) for s in rest),
+        ]
+    )
+
+    started = app.facts(old_id)[0]
+
+    assert isinstance(started, ev.GameStarted)
+    assert started.sandbox is False
+    assert app.state(old_id) == app.state(game_id)
 
 
 def test_a_rejected_command_stores_nothing_and_leaves_the_version_unchanged(

@@ -32,7 +32,7 @@ function row(game) {
     { "data-game": game.game_id },
     h("td", {}, new Date(game.started_at).toLocaleString()),
     h("td", {}, game.seats.join(", ")),
-    h("td", {}, `${game.ruleset} · ${game.mode}`),
+    h("td", {}, `${game.ruleset} · ${game.mode}${game.sandbox ? " · sandbox (a fork)" : ""}`),
     h(
       "td",
       {},
