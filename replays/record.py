@@ -125,23 +125,28 @@ class Record:
     place: str | None = None
     tags: tuple[str, ...] = ()
     annotations: tuple[Mapping[str, Any], ...] = ()
+    sandbox: bool = False
+    """A what-if game (a fork): its header says so, and an import keeps it a sandbox."""
 
     def to_dict(self) -> dict[str, Any]:
         """The record as a `bohnanza-record/1` JSON document."""
         chance = None
         if self.mode == DIGITAL:
             chance = {"seed": self.seed, "deck": None if self.deck is None else list(self.deck)}
+        header = {
+            "ruleset": self.ruleset.to_dict(),
+            "seats": list(self.seats),
+            "start_seat": self.start_seat,
+            "mode": self.mode,
+            "date": self.date,
+            "place": self.place,
+            "tags": list(self.tags),
+        }
+        if self.sandbox:  # only then: a played game's record is as it always was
+            header["sandbox"] = True
         return {
             "format": FORMAT,
-            "header": {
-                "ruleset": self.ruleset.to_dict(),
-                "seats": list(self.seats),
-                "start_seat": self.start_seat,
-                "mode": self.mode,
-                "date": self.date,
-                "place": self.place,
-                "tags": list(self.tags),
-            },
+            "header": header,
             "chance": chance,
             "commands": [command.to_dict() for command in self.commands],
             "result": None if self.result is None else result_to_dict(self.result),
@@ -207,6 +212,7 @@ def record_from_facts(
         place=place,
         tags=tuple(tags),
         annotations=tuple(dict(annotation) for annotation in annotations),
+        sandbox=first.sandbox,
     )
 
 
@@ -412,6 +418,7 @@ def parse_record(document: Any) -> Record:
         place=header.get("place"),
         tags=tuple(header.get("tags", ())),
         annotations=tuple(document.get("annotations", ())),
+        sandbox=header.get("sandbox", False),
     )
 
 
@@ -479,12 +486,12 @@ def replay_record(record: Record, *, ruleset: Ruleset | None = None) -> Replayed
     must then be cards that ruleset's pile can hold)."""
     digital = ruleset is None and record.mode == DIGITAL
     rules = record.ruleset if ruleset is None else ruleset
-    if digital:
-        facts = start_game(
-            rules, record.seats, start_seat=record.start_seat, seed=record.seed, deck=record.deck
-        )
-    else:
-        facts = start_game(rules, record.seats, start_seat=record.start_seat, mode=TABLETOP)
+    chance: dict[str, Any] = (
+        {"seed": record.seed, "deck": record.deck} if digital else {"mode": TABLETOP}
+    )
+    facts = start_game(
+        rules, record.seats, start_seat=record.start_seat, sandbox=record.sandbox, **chance
+    )
     state = fold(facts)
     for position, command in enumerate(record.commands):
         try:

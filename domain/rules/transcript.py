@@ -9,6 +9,7 @@ that came off the pile, so a digital game can be replayed card for card as a tab
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from . import commands as cmd
 from . import events as ev
@@ -123,23 +124,12 @@ def redecide(facts: Sequence[ev.Event], *, tabletop: bool) -> list[ev.Event]:
     first = facts[0]
     assert isinstance(first, ev.GameStarted), "a game's facts start with GameStarted"
     ruleset = Ruleset.from_dict(first.ruleset)
-    if tabletop:
-        replayed = start_game(
-            ruleset,
-            first.seats,
-            start_seat=first.start_seat,
-            mode=TABLETOP,
-            sandbox=first.sandbox,
-        )
-    else:
-        replayed = start_game(
-            ruleset,
-            first.seats,
-            start_seat=first.start_seat,
-            seed=first.seed,
-            deck=first.deck,
-            sandbox=first.sandbox,
-        )
+    chance: dict[str, Any] = (
+        {"mode": TABLETOP} if tabletop else {"seed": first.seed, "deck": first.deck}
+    )
+    replayed = start_game(
+        ruleset, first.seats, start_seat=first.start_seat, sandbox=first.sandbox, **chance
+    )
     state = fold(replayed)
     for command in commands_from_facts(facts, tabletop=tabletop):
         new = decide(state, command)

@@ -25,6 +25,7 @@ from replays.annotations import (
     notes_for,
 )
 from replays.forks import compare, create_fork, fork_facts, forks_of, parent_of
+from replays.games import audit_stored_game, export_game, import_record, verify_game
 
 ANA = Author("seat", "Ana", 0)
 BEN = Author("seat", "Ben", 1)
@@ -258,6 +259,30 @@ def test_a_fork_of_the_whole_game_reaches_the_same_outcome(app, game):
 
     assert compare(app, fork.game_id)["same_outcome"] is True
     assert app.state(fork.game_id).result == app.state(game_id).result
+
+
+def test_a_fork_starts_as_a_sandbox_and_audits_sound(app, game):
+    game_id, facts = game
+
+    fork = create_fork(app, game_id, len(facts) // 2)
+
+    started = app.facts(fork.game_id)[0]
+    assert isinstance(started, ev.GameStarted)
+    assert started.sandbox is True
+    assert audit_stored_game(app, fork.game_id) == []
+    assert verify_game(app, fork.game_id).verdict == "legal"
+
+
+def test_a_fork_s_record_says_sandbox_and_imports_as_a_sandbox_with_the_same_facts(app, game):
+    game_id, facts = game
+    fork = create_fork(app, game_id, len(facts))
+
+    document = export_game(app, fork.game_id)
+    copy = import_record(app, document)
+
+    assert document["header"]["sandbox"] is True
+    assert "sandbox" not in export_game(app, game_id)["header"]
+    assert app.facts(copy.game_id) == app.facts(fork.game_id)
 
 
 def test_only_a_fork_can_be_compared_with_its_parent(app, game):
