@@ -255,6 +255,7 @@ def _record(record: queries.GameRecord) -> dict[str, Any]:
         "players": record.players,
         "mode": record.mode,
         "sandbox": record.sandbox,
+        "duplicate_of": record.duplicate_of,
         "seats": record.seats,
         "status": record.status,
         "started_at": record.started_at,

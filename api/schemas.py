@@ -261,6 +261,14 @@ class GameListItemSchema(Schema):
         required=True,
         metadata={"description": "A what-if fork of another game: not counted in the leaderboard"},
     )
+    duplicate_of = fields.UUID(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "An earlier game with the very same facts (this one is a copy, e.g. an "
+            "import of its record): the leaderboard counts that one only"
+        },
+    )
     seats = fields.List(fields.String(), required=True)
     status = fields.String(required=True)
     started_at = fields.DateTime(required=True)

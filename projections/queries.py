@@ -31,6 +31,8 @@ class GameRecord:
     mode: str
     sandbox: bool
     """A what-if fork: listed, with a scoreboard, but in no standing."""
+    duplicate_of: UUID | None
+    """An earlier game with the very same facts (this one is a copy: in no standing)."""
     seats: list[str]
     coins_visible: bool
     status: str
@@ -134,6 +136,7 @@ def _game_record(row: Row) -> GameRecord:
         players=row.players,
         mode=row.mode,
         sandbox=row.sandbox,
+        duplicate_of=row.duplicate_of,
         seats=list(row.seats),
         coins_visible=row.coins_visible,
         status=row.status,
@@ -178,8 +181,9 @@ def scoreboard(engine: Engine, game_id: UUID, *, viewer: int | None = None) -> l
 def leaderboard(
     engine: Engine, *, preset: str | None = None, players: int | None = None
 ) -> list[Standing]:
-    """The leaderboard over ended games (sandbox forks are not counted), overall or for one
-    preset and/or player count: most wins first, then best win rate, then best average score."""
+    """The leaderboard over ended games (each game played once: no sandbox forks, no copies),
+    overall or for one preset and/or player count: most wins first, then best win rate, then
+    best average score."""
     query = select(
         standing_rows.c.name,
         func.sum(standing_rows.c.games).label("games"),

@@ -1,5 +1,11 @@
 """The scoreboards projection: games, each game's per-seat scoreboard, and the leaderboard.
 
+The leaderboard counts each game that was played once: not a sandbox (a what-if fork), and not a
+copy of a game counted already. Each game's row keeps a running digest of the facts this
+projection reads (`digest`); a game that ends with the digest of an earlier ended game (its record
+exported and imported again, say) is a `duplicate_of` that game and adds no standing. Which one is
+the original follows the store's order, so a rebuild decides the same.
+
 A batch of facts is folded in memory over the rows it touches (loaded in one query), then each
 touched row is written once: new rows inserted, changed rows updated, all with executemany. Only
 the facts that change these tables are read from the store (`Scoreboards.topics`).
@@ -7,6 +13,7 @@ the facts that change these tables are read from the store (`Scoreboards.topics`
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, groupby
@@ -29,7 +36,7 @@ STATUSES = (IN_PROGRESS, ENDED)
 CHUNK = 500
 """Keys per IN (...) list, well under every database's bound-parameter limit."""
 
-GAME_CHANGES = ("status", "ended_at", "turns", "winners", "decided_by")
+GAME_CHANGES = ("status", "ended_at", "turns", "winners", "decided_by", "digest", "duplicate_of")
 SEAT_CHANGES = ("coins", "coins_earned", "harvests", "trades", "donations", "planted", "winner")
 
 Row = dict[str, Any]
@@ -58,6 +65,17 @@ _INSERT_GAME = insert(games)
 _INSERT_SEAT = insert(scoreboard)
 _INSERT_STANDING = insert(leaderboard)
 
+
+_ORIGINAL = (
+    select(games.c.game_id)
+    .where(
+        games.c.digest == bindparam("digest"),
+        games.c.status == bindparam("ended"),
+        games.c.duplicate_of.is_(None),
+    )
+    .limit(1)
+)
+"""An ended game, itself no copy, whose facts have this digest."""
 
 _GAME_NUMBER = attrgetter("game_id.int")
 """Runs of one game's facts, told apart by the id's integer (compared in C, unlike UUIDs)."""
@@ -106,9 +124,12 @@ class _Game:
 class _Tally:
     """The rows one batch touches, as plain dicts ready to be written."""
 
-    def __init__(self, stored: dict[UUID, _Game]) -> None:
+    def __init__(self, connection: Connection, stored: dict[UUID, _Game]) -> None:
+        self.connection = connection
         self.games = stored
         self.standings: dict[StandingKey, list[int]] = {}
+        self.ended: dict[str, UUID] = {}
+        """Digests of the games this batch ended (no copies): the originals of later copies."""
         self._apply: dict[type[ev.Event], Callable[[_Game, Recorded, Any], None]] = {
             ev.BeanPlanted: _planted,
             ev.TradeAccepted: _traded,
@@ -144,7 +165,7 @@ class _Tally:
             raise ProjectionError(f"facts of games never started: {sorted(map(str, missing))}")
         for game in stored.values():
             game.seats.sort(key=itemgetter("seat"))
-        return cls(stored)
+        return cls(connection, stored)
 
     def apply_all(self, batch: Iterable[Recorded]) -> None:
         """Apply the facts in order; consecutive facts of one game share one look-up."""
@@ -157,6 +178,8 @@ class _Tally:
                 if game is None:
                     game = self._started(recorded, fact)
                 else:
+                    game.row["digest"] = _digest(game.row["digest"], fact)
+                    game.changed = True
                     apply[type(fact)](game, recorded, fact)
 
     def _started(self, r: Recorded, fact: ev.Event) -> _Game:
@@ -176,6 +199,8 @@ class _Tally:
             "turns": 1,
             "winners": None,
             "decided_by": None,
+            "digest": _digest("", fact),
+            "duplicate_of": None,
         }
         seats = [
             {
@@ -203,16 +228,31 @@ class _Tally:
         row["decided_by"] = fact.decided_by
         game.changed = game.seats_changed = True
         winners = set(fact.winners)
+        counted = not row["sandbox"] and self._original_of(row) is None
         for seat, (name, score) in enumerate(zip(row["seats"], fact.scores, strict=True)):
             game.seats[seat]["winner"] = seat in winners
-            if row["sandbox"]:
-                continue  # a what-if fork: its own scoreboard, no standing
+            if not counted:
+                continue  # its own scoreboard, no standing
             key = (name, row["preset"], row["players"])
             standing = self.standings.setdefault(key, [0, 0, 0, score])
             standing[0] += 1
             standing[1] += seat in winners
             standing[2] += score
             standing[3] = max(standing[3], score)
+
+    def _original_of(self, row: Row) -> UUID | None:
+        """The game this one is a copy of (now marked `duplicate_of` it), or None for a game
+        ending first with its facts (now remembered as the original)."""
+        digest = row["digest"]
+        original = self.ended.get(digest) or self.connection.scalar(
+            _ORIGINAL, {"digest": digest, "ended": ENDED}
+        )
+        if original is None or original == row["game_id"]:
+            if not row["sandbox"]:
+                self.ended[digest] = row["game_id"]
+            return None
+        row["duplicate_of"] = original
+        return original
 
     # --- writing -------------------------------------------------------------------------------
 
@@ -290,6 +330,11 @@ class _Tally:
             connection.execute(_INSERT_STANDING, new)
         if changed:
             connection.execute(_UPDATE_STANDING, changed)
+
+
+def _digest(before: str, fact: ev.Event) -> str:
+    """The running digest of a game's facts after `fact` (`before`: the digest until then)."""
+    return hashlib.sha256(f"{before}{fact!r}".encode()).hexdigest()
 
 
 # --- one function per fact that changes a game already started --------------------------------

@@ -74,7 +74,14 @@ games = Table(
     Column("turns", Integer, nullable=False, comment="the turn being played, or the last one"),
     Column("winners", JSON, nullable=True, comment="winning seats once ended"),
     Column("decided_by", String(32), nullable=True, comment="tie-break that decided, if any"),
+    Column(
+        "digest", String(64), nullable=False, comment="of the facts read so far: equal for copies"
+    ),
+    Column(
+        "duplicate_of", Uuid, nullable=True, comment="an earlier ended game with the same facts"
+    ),
     Index("ix_projection_games_status_preset", "status", "preset"),
+    Index("ix_projection_games_digest", "digest"),
 )
 
 scoreboard = Table(

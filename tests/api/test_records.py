@@ -68,6 +68,21 @@ def test_a_record_imported_again_is_a_409_naming_its_game_and_the_first_tokens_s
     assert view.get_json()["viewer"]["kind"] == "host"
 
 
+def test_a_game_s_own_record_imported_is_listed_as_a_copy_and_counted_once(client, web):
+    game_id = finished_game(web, client)
+    standings = client.get("/api/leaderboard").get_json()["standings"]
+    record = client.get(f"/api/games/{game_id}/record").get_json()
+
+    copy = client.post("/api/records", json=record).get_json()
+
+    position = client.get("/api/health").get_json()["position"]
+    listed = client.get("/api/games", query_string={"after_position": position})
+    by_id = {game["game_id"]: game for game in listed.get_json()["games"]}
+    assert by_id[copy["game_id"]]["duplicate_of"] == game_id
+    assert by_id[game_id]["duplicate_of"] is None
+    assert client.get("/api/leaderboard").get_json()["standings"] == standings
+
+
 def test_an_illegal_record_is_refused_at_its_first_illegal_step_and_nothing_is_stored(
     client, record
 ):

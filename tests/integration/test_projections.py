@@ -40,6 +40,7 @@ from projections.runner import Projector
 from projections.scoreboards import Scoreboards
 from projections.tracking import Recorded
 from replays.forks import create_fork
+from replays.games import export_game, import_record
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -170,6 +171,13 @@ def play_interleaved(
 
 def nothing() -> None:
     """Leave the projections to someone else."""
+
+
+def played_alone(app: Bohnanza, spec: GameSpec) -> Playing:
+    """One bot game played through the application, the projections left alone."""
+    games = start_games(app, [spec], nothing)
+    play_interleaved(app, games, nothing)
+    return games[0]
 
 
 def dump(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
@@ -331,10 +339,12 @@ def ending(facts: Sequence[ev.Event]) -> ev.GameEnded | None:
 def expected_standings(
     facts: dict[UUID, list[ev.Event]], preset: str | None = None, players: int | None = None
 ) -> dict[str, tuple[int, int, int, int]]:
-    """Per name over ended games, sandbox forks left out: (games, wins, total score, best)."""
+    """Per name over ended games, each counted once (no sandbox forks, no copies of a game):
+    (games, wins, total score, best score)."""
     scores: defaultdict[str, list[int]] = defaultdict(list)
     wins: Counter[str] = Counter()
-    for game in facts.values():
+    played = {repr(game): game for game in facts.values()}.values()
+    for game in played:
         started, ended = game[0], ending(game)
         assert isinstance(started, ev.GameStarted)
         if ended is None or started.sandbox or preset not in (None, started.ruleset["preset"]):
@@ -746,9 +756,7 @@ def test_catching_up_after_every_command_of_a_game_builds_what_a_rebuild_builds(
 def test_a_sandbox_fork_has_a_scoreboard_but_the_leaderboard_does_not_count_it(
     app: Bohnanza, projector: Projector
 ) -> None:
-    games = start_games(app, [GameSpec("rio-grande", 3, "greedy", seed=4)], nothing)
-    play_interleaved(app, games, nothing)
-    parent = games[0]
+    parent = played_alone(app, GameSpec("rio-grande", 3, "greedy", seed=4))
     fork = create_fork(app, parent.game_id, len(parent.facts))  # the end: the fork ends too
     projector.catch_up()
 
@@ -764,11 +772,28 @@ def test_a_sandbox_fork_has_a_scoreboard_but_the_leaderboard_does_not_count_it(
     )
 
 
+def test_a_copy_of_an_ended_game_is_listed_but_the_leaderboard_counts_the_game_once(
+    app: Bohnanza, projector: Projector
+) -> None:
+    original = played_alone(app, GameSpec("amigo", 4, "greedy", seed=8))
+    copy = import_record(app, export_game(app, original.game_id))  # the same game, a new id
+    projector.catch_up()
+
+    listed = {game.game_id: game for game in queries.games(projector.engine)}
+    standings = queries.leaderboard(projector.engine)
+
+    assert listed[copy.game_id].duplicate_of == original.game_id
+    assert listed[original.game_id].duplicate_of is None
+    assert {s.games for s in standings} == {1}
+    incremental = dump(projector.engine)
+    projector.rebuild()
+    assert dump(projector.engine) == incremental
+
+
 def test_tables_left_by_an_older_version_are_emptied_and_rebuilt_from_the_store(
     app: Bohnanza, database_url: str
 ) -> None:
-    games = start_games(app, [GameSpec("rio-grande", 3, "greedy", seed=4)], nothing)
-    play_interleaved(app, games, nothing)
+    game = played_alone(app, GameSpec("rio-grande", 3, "greedy", seed=4))
     with Projector.for_url(app, database_url) as first:
         first.catch_up()
         schema = schema_of(first.engine)
@@ -781,7 +806,7 @@ def test_tables_left_by_an_older_version_are_emptied_and_rebuilt_from_the_store(
 
         games_table = inspect(later.engine).get_columns("projection_games", schema)
         assert "sandbox" in {column["name"] for column in games_table}
-        assert_tables_hold(later.engine, {games[0].game_id: games[0].facts})
+        assert_tables_hold(later.engine, {game.game_id: game.facts})
 
 
 def test_wait_returns_once_the_projections_reach_the_position(
