@@ -15,6 +15,7 @@ what marshmallow loads or defers to it.
 from __future__ import annotations
 
 import json
+import math
 import re
 import typing
 from collections.abc import Callable
@@ -133,36 +134,49 @@ LONE_SURROGATE = (
     "Invalid JSON body: a string holds half of a surrogate pair (an escape from \\ud800 to "
     "\\udfff without its other half), which is not Unicode text."
 )
+NOT_A_NUMBER = (
+    "Invalid JSON body: NaN, Infinity and -Infinity are not JSON numbers (RFC 8259 has no "
+    "such values)."
+)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def holds_lone_surrogate(raw: bytes, body: typing.Any) -> bool:
-    """Whether a JSON body (its bytes `raw`, read as `body`) holds a lone surrogate, which no
-    store or answer can encode. Only an escape written as \\uD800…\\uDFFF makes one, so a body
-    without a `\\ud` is not searched."""
-    if b"\\ud" not in raw and b"\\uD" not in raw:
-        return False
+def unreadable(raw: bytes, body: typing.Any) -> str | None:
+    """Why a JSON body (its bytes `raw`, read as `body` by the standard library) is not JSON
+    after all, or None: a lone surrogate in a string, which no store or answer can encode, or
+    NaN or an infinity, which the standard library reads although JSON has no such numbers.
+    Only a body whose bytes hold `\\ud`, `NaN` or `Infinity` can hold them, so other bodies
+    are not searched."""
+    surrogates = b"\\ud" in raw or b"\\uD" in raw
+    constants = b"NaN" in raw or b"Infinity" in raw
+    if not (surrogates or constants):
+        return None
     pending = [body]
     while pending:
         value = pending.pop()
         if isinstance(value, str):
-            if _SURROGATE.search(value):
-                return True
+            if surrogates and _SURROGATE.search(value):
+                return LONE_SURROGATE
+        elif isinstance(value, float):
+            if constants and not math.isfinite(value):
+                return NOT_A_NUMBER
         elif isinstance(value, dict):
             pending.extend(value.keys())
             pending.extend(value.values())
         elif isinstance(value, list):
             pending.extend(value)
-    return False
+    return None
 
 
 class BodyParser(FlaskParser):
     """webargs' Flask parser, with two changes for JSON bodies:
 
     - a JSON body nested deeper than the standard library's decoder can follow (about a thousand
-      levels, well within the size limit), with a number of more than 4300 digits, or with a
-      string holding a lone surrogate is refused like any other unreadable body (400), instead
-      of failing with a RecursionError, a ValueError or, once stored, a UnicodeEncodeError (500);
+      levels, well within the size limit), with a number of more than 4300 digits, with a
+      string holding a lone surrogate, or with NaN or an infinity (which the standard library
+      reads, though JSON has none) is refused like any other unreadable body (400), instead of
+      failing with a RecursionError, a ValueError, once stored a UnicodeEncodeError (500), or
+      a 422 that names a value the client could not have sent as JSON;
     - a body its schema would load unchanged is loaded by the schema's `FastLoader`."""
 
     def __init__(self, *args: typing.Any, **kwargs: typing.Any) -> None:
@@ -179,8 +193,9 @@ class BodyParser(FlaskParser):
                 raise  # webargs answers these itself
             # Python reads integers of at most 4300 digits (sys.get_int_max_str_digits)
             abort(400, messages={"json": ["Invalid JSON body: a number too long to read."]})
-        if body is not core.missing and holds_lone_surrogate(req.get_data(cache=True), body):
-            abort(400, messages={"json": [LONE_SURROGATE]})
+        problem = None if body is core.missing else unreadable(req.get_data(cache=True), body)
+        if problem is not None:
+            abort(400, messages={"json": [problem]})
         return body
 
     def parse(

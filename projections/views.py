@@ -279,7 +279,9 @@ def render_legal(legal: Legal) -> dict[str, Any]:
 
 
 def _render_seat(view: GameState, seat: int, player: Player, viewer: Viewer) -> dict[str, Any]:
-    sees_hand = UNKNOWN not in player.hand
+    # An empty hand holds no UNKNOWN card to tell, so the viewer's rights decide too: a hand
+    # the viewer may not see is null, empty or not (its size is public anyway).
+    sees_hand = UNKNOWN not in player.hand and _sees_hand(viewer, view.mode, seat)
     coins_shown = (
         view.ruleset.coin_counts_visible
         or view.is_over

@@ -14,7 +14,7 @@ from marshmallow import fields
 
 from api import games as games_module
 from api.app import MAX_BODY_BYTES
-from api.blueprint import LONE_SURROGATE
+from api.blueprint import LONE_SURROGATE, NOT_A_NUMBER
 from domain.rules import names
 
 from .conftest import web_app
@@ -51,6 +51,8 @@ UNREADABLE = {
         "Invalid JSON body: a number too long to read.",
     ),
     "lone-surrogate": ('{"text": "a\\ud800b", "seats": ["\\uDFFF"]}', LONE_SURROGATE),
+    "not-a-number": ('{"step": NaN, "seed": NaN}', NOT_A_NUMBER),
+    "infinity": ('{"step": Infinity, "options": {"tie_break": [-Infinity]}}', NOT_A_NUMBER),
 }
 """Valid JSON well within the size limit that cannot be read: nested deeper than the decoder can
 follow, a number longer than Python reads, a string that is not Unicode text."""

@@ -9,7 +9,7 @@ from domain.bots import simulate
 from domain.rules import events as ev
 from domain.rules.commands import Draw, Reveal
 from domain.rules.decide import decide, start_game
-from domain.rules.evolve import evolve, fold
+from domain.rules.evolve import evolve, fold, scan
 from domain.rules.legal import ChanceStep, chance_step, legal_commands
 from domain.rules.rulesets import Ruleset
 from domain.rules.state import TABLETOP, UNKNOWN, GameState
@@ -116,6 +116,19 @@ def test_a_seat_sees_its_own_hand_in_order_and_other_hands_as_sizes():
     assert "cards" not in document["draw_pile"]
     assert "seed" not in document
     assert document["legal"]["commands"] or document["legal"]["offer"]
+
+
+def test_an_empty_hand_the_viewer_may_not_see_is_null_like_any_other():
+    facts = digital_game("amigo", 3, 1)
+    states = enumerate(scan(facts), start=1)
+    at = next(n for n, state in states if n > 2 and not state.players[2].hand)  # after the deal
+
+    for viewer in (Viewer.of_seat(0), PUBLIC_VIEWER):
+        document = render(view_of(facts[:at], viewer), viewer)
+        assert document["seats"][2]["hand"] is None
+        assert document["seats"][2]["hand_size"] == 0
+    own = render(view_of(facts[:at], Viewer.of_seat(2)), Viewer.of_seat(2))
+    assert own["seats"][2]["hand"] == []
 
 
 def test_the_public_sees_no_hand_and_gets_no_legal_commands():
