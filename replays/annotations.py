@@ -16,6 +16,7 @@ the aggregate as stored, so none is lost and none fails.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,8 @@ GLYPHS = ("!", "?", "!!", "??", "!?", "?!")
 VISIBILITIES = ("author", "seat", "table", "public")
 GUEST = "guest"
 MAX_TEXT = 4000
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+"""Control characters (Unicode category Cc) but tab, line feed and carriage return."""
 KEEP: Any = object()
 """Passed to `edit_note` for a field that stays as it is."""
 SAVE_ATTEMPTS = 10
@@ -151,6 +154,12 @@ def _check(
         raise InvalidInput(f"step {step} does not exist; this game has steps 1–{len(facts)}")
     if not text.strip() or len(text) > MAX_TEXT:
         raise InvalidInput(f"a note needs text, at most {MAX_TEXT} characters")
+    control = _CONTROL.search(text)
+    if control is not None:
+        raise InvalidInput(
+            f"a note's text holds the control character U+{ord(control.group()):04X}; of those "
+            "only line breaks and tabs may be in it"
+        )
     if glyph is not None and glyph not in GLYPHS:
         raise InvalidInput(f"glyph {glyph!r} is not one of {' '.join(GLYPHS)}")
     if visibility not in VISIBILITIES:

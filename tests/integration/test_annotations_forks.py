@@ -137,6 +137,8 @@ def test_only_the_author_may_edit_or_delete_a_note(app, game):
         ({"visibility": "friends"}, "visibility 'friends' is not one of"),
         ({"visibility": "seat"}, "names that seat"),
         ({"text": "   "}, "a note needs text"),
+        ({"text": "a\x00b"}, "the control character U+0000"),
+        ({"text": "ring\x07"}, "the control character U+0007"),
     ],
 )
 def test_a_note_that_cannot_exist_is_refused(app, game, change, message):
@@ -147,6 +149,14 @@ def test_a_note_that_cannot_exist_is_refused(app, game, change, message):
         add_note(app, game_id, facts, **note)
 
     assert message in str(refused.value)
+
+
+def test_a_note_may_hold_line_breaks_and_tabs(app, game):
+    game_id, facts = game
+
+    add_note(app, game_id, facts, step=3, author=ANA, text="first:\tplant\r\nthen: trade")
+
+    assert notes_for(app, game_id, facts, PUBLIC_VIEWER)[0].text == "first:\tplant\r\nthen: trade"
 
 
 def test_a_guest_may_only_write_public_notes(app, game):
