@@ -17,6 +17,7 @@ from eventsourcing.persistence import PersistenceError
 from flask import Flask
 from flask_smorest import Api
 from sqlalchemy.exc import DBAPIError
+from werkzeug.routing import IntegerConverter, Map
 
 from . import errors, games, meta, records, replays, stats
 from .encoding import OrjsonProvider
@@ -37,6 +38,21 @@ class BohnanzaApi(Api):
 
     ERROR_SCHEMA = ErrorSchema
     DEFAULT_ERROR_RESPONSE_NAME = None
+
+
+class CountConverter(IntegerConverter):
+    """`<count:n>`: a number counted from 1 (a step, a note), written without leading zeros.
+
+    The pattern itself refuses 0, so such a URL matches no route, whatever the method: a 404.
+    With `int(min=1)` the pattern matched and the converter refused afterwards, and where one
+    path has a route per method (a note's PATCH and DELETE) Werkzeug answered some methods 405.
+    """
+
+    regex = r"[1-9][0-9]*"
+
+    def __init__(self, url_map: Map, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("min", 1)  # also what the OpenAPI document says
+        super().__init__(url_map, *args, **kwargs)
 
 
 class ServiceFlask(Flask):
@@ -102,6 +118,7 @@ class LazyServices:
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The web application; `config` overrides settings read from the environment."""
     app = ServiceFlask(__name__, static_folder=None)  # the pages' files: api/web.py serves them
+    app.url_map.converters["count"] = CountConverter
     app.json = OrjsonProvider(app)
     settings = Settings.from_env()
     app.config.update(

@@ -68,7 +68,7 @@ def steps(game_id: UUID) -> dict[str, Any]:
     }
 
 
-@blp.route("/games/<uuid:game_id>/steps/<int(min=1):position>", methods=["GET"])
+@blp.route("/games/<uuid:game_id>/steps/<count:position>", methods=["GET"])
 @blp.arguments(schemas.PerspectiveQuerySchema, location="query")
 @blp.response(200, schemas.StepDetailSchema)
 @documented(blp, 401, 403, 404, 422)
@@ -213,7 +213,7 @@ def add_note(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     return note.to_dict()
 
 
-@blp.route("/games/<uuid:game_id>/annotations/<int(min=1):note>", methods=["PATCH"])
+@blp.route("/games/<uuid:game_id>/annotations/<count:note>", methods=["PATCH"])
 @blp.arguments(schemas.NoteEditSchema)
 @blp.response(200, schemas.NoteSchema)
 @documented(blp, 400, 401, 403, 404, 413, 415, 422)
@@ -228,7 +228,7 @@ def edit_note(body: dict[str, Any], game_id: UUID, note: int) -> dict[str, Any]:
     return edited.to_dict()
 
 
-@blp.route("/games/<uuid:game_id>/annotations/<int(min=1):note>", methods=["DELETE"])
+@blp.route("/games/<uuid:game_id>/annotations/<count:note>", methods=["DELETE"])
 @blp.response(204)
 @documented(blp, 401, 403, 404)
 @blp.doc(security=[{"bearer": []}])

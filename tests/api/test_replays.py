@@ -243,6 +243,18 @@ def test_a_guest_may_leave_a_public_note_on_a_finished_game_but_not_a_running_on
     assert added.get_json()["author"]["role"] == "guest"
 
 
+@pytest.mark.parametrize("path", ["annotations/0", "annotations/00", "steps/0", "steps/007"])
+@pytest.mark.parametrize("method", ["GET", "PATCH", "DELETE"])
+def test_a_step_or_note_number_below_1_or_with_leading_zeros_is_a_404_whatever_the_method(
+    client, finished, path, method
+):
+    game, _ = finished
+
+    answer = client.open(f"{game.url}/{path}", method=method, json={"text": "x"})
+
+    assert_envelope(answer, 404, "not_found")
+
+
 def test_a_note_without_a_token_or_a_guest_name_is_unauthorized(client, finished):
     game, _ = finished
 
