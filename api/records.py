@@ -76,7 +76,7 @@ def import_record(document: dict[str, Any]) -> dict[str, Any]:
     is stored. A record is stored once: the same game imported again (whatever its notes or
     layout) is a 409 `already_imported` whose `game_id` is the game it became."""
     service = services()
-    prepared = games.prepare_import(parse_record(document))
+    prepared = games.prepare_import(document)
     with service.tokens.issued_for(prepared.game_id, len(prepared.record.seats)) as issued:
         imported = games.store_import(service.app, prepared)
     service.after_write()

@@ -241,15 +241,15 @@ class _Tally:
             standing[3] = max(standing[3], score)
 
     def _original_of(self, row: Row) -> UUID | None:
-        """The game this one is a copy of (now marked `duplicate_of` it), or None for a game
-        ending first with its facts (now remembered as the original)."""
+        """The game this (played, ending) game is a copy of, now marked `duplicate_of` it; or
+        None for a game ending first with its facts, now remembered as the original. (Its own
+        row is not ended in the table until the batch is written, so it never finds itself.)"""
         digest = row["digest"]
         original = self.ended.get(digest) or self.connection.scalar(
             _ORIGINAL, {"digest": digest, "ended": ENDED}
         )
-        if original is None or original == row["game_id"]:
-            if not row["sandbox"]:
-                self.ended[digest] = row["game_id"]
+        if original is None:
+            self.ended[digest] = row["game_id"]
             return None
         row["duplicate_of"] = original
         return original
