@@ -49,11 +49,12 @@ def export_record(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """Export the game as a portable record.
 
     A `bohnanza-record/1` document (its JSON Schema: replays/record.schema.json), with the notes
-    the caller may read."""
+    the caller may read: their visibility decides, not their step, since the record shows every
+    card (a public note on another seat's draw is in everyone's export)."""
     _open_record(game_id)
     viewer = viewer_for(game_id, caller_for(game_id))
     facts = services().views.replay(game_id).facts
-    notes = annotations.notes_for(services().app, game_id, facts, viewer)
+    notes = annotations.notes_for(services().app, game_id, facts, viewer, every_card_shown=True)
     return games.export_game(
         services().app,
         game_id,

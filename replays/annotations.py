@@ -320,11 +320,16 @@ def _note(game_id: UUID, data: dict[str, Any]) -> Note:
     )
 
 
-def may_see(note: Note, viewer: Viewer, fact: ev.Event, mode: str) -> bool:
-    """Whether `viewer` may read `note`, whose step is `fact` in a game of this mode."""
+def may_see(
+    note: Note, viewer: Viewer, fact: ev.Event, mode: str, *, every_card_shown: bool = False
+) -> bool:
+    """Whether `viewer` may read `note`, whose step is `fact` in a game of this mode; with
+    `every_card_shown` (an export of the whole record, which names every card anyway) the step's
+    cards hide nothing."""
     if note.author.is_viewer(viewer):
         return True
-    if viewer.kind != AUDITOR and redact(fact, viewer, mode) != fact:
+    knows_the_cards = every_card_shown or viewer.kind == AUDITOR
+    if not knows_the_cards and redact(fact, viewer, mode) != fact:
         return False  # the step holds a card this viewer may not know
     match note.visibility:
         case "public":
@@ -343,8 +348,10 @@ def notes_for(
     viewer: Viewer,
     *,
     step: int | None = None,
+    every_card_shown: bool = False,
 ) -> list[Note]:
-    """The notes `viewer` may read, by step then id; only step `step`'s if given."""
+    """The notes `viewer` may read, by step then id; only step `step`'s if given. With
+    `every_card_shown` (for a record's export) a note is not hidden for its step's cards."""
     notes = _load(app, game_id)
     if notes is None:
         return []
@@ -355,7 +362,9 @@ def notes_for(
         if data["deleted"] or (step is not None and data["step"] != step):
             continue
         note = _note(game_id, data)
-        if may_see(note, viewer, facts[note.step - 1], first.mode):
+        if may_see(
+            note, viewer, facts[note.step - 1], first.mode, every_card_shown=every_card_shown
+        ):
             shown.append(note)
     return sorted(shown, key=lambda n: (n.step, n.id))
 

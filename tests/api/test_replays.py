@@ -190,6 +190,23 @@ def test_only_its_author_edits_or_deletes_a_note_and_edits_keep_history(client, 
     assert client.get(f"{game.url}/annotations").get_json()["notes"] == []
 
 
+def test_a_public_note_on_a_seat_s_own_draw_is_in_everyone_s_export_but_not_their_list(
+    client, finished
+):
+    game, facts = finished
+    step = first_step(facts, ev.CardDrawn, seat=0)
+    for visibility in ("public", "table"):
+        note = {"step": step, "text": visibility, "visibility": visibility}
+        client.post(f"{game.url}/annotations", json=note, headers=game.seat(0))
+
+    exported = client.get(f"{game.url}/record").get_json()["annotations"]
+
+    assert [n["text"] for n in exported] == ["public"]
+    assert client.get(f"{game.url}/annotations").get_json()["notes"] == []
+    by_a_seat = client.get(f"{game.url}/record", headers=game.seat(1)).get_json()
+    assert [n["text"] for n in by_a_seat["annotations"]] == ["public", "table"]
+
+
 def test_the_auditors_perspective_reads_the_public_notes_only(client, finished):
     game, _ = finished
     for visibility in ("author", "table", "public"):
