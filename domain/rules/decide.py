@@ -16,7 +16,7 @@ from typing import Any
 from . import commands as cmd
 from . import events as ev
 from .beans import beans_text, coins_for, label
-from .errors import InvalidRuleset, MalformedCommand, RuleViolation
+from .errors import InvalidRuleset, InvalidSetup, MalformedCommand, RuleViolation
 from .evolve import evolve, full_deck, remove_cards
 from .names import name_key, name_problem
 from .rulesets import MOST_HAND_CARDS, SEAT_DISTANCE, Ruleset
@@ -85,38 +85,43 @@ def start_game(
             f"the ruleset was resolved for {ruleset.players} players, not {len(names)} seats"
         )
     if any(not isinstance(name, str) or not name for name in names):
-        raise MalformedCommand("every seat needs a non-empty name")
+        raise InvalidSetup("seats", "every seat needs a non-empty name")
     for seat, name in enumerate(names):
         problem = name_problem(name)
         if problem is not None:
-            raise MalformedCommand(f"seat {seat}'s name {name!r}: {problem}")
+            raise InvalidSetup("seats", f"seat {seat}'s name {name!r}: {problem}")
     if len({name_key(name) for name in names}) != len(names):
-        raise MalformedCommand(
+        raise InvalidSetup(
+            "seats",
             "seat names must differ (spaces around them and invisible joiners do not count): "
-            f"{', '.join(names)}"
+            f"{', '.join(names)}",
         )
     if not 0 <= start_seat < len(names):
-        raise MalformedCommand(
-            f"start seat {start_seat} does not exist; seats are 0–{len(names) - 1}"
+        raise InvalidSetup(
+            "start_seat", f"start seat {start_seat} does not exist; seats are 0–{len(names) - 1}"
         )
     if mode not in MODES:
-        raise MalformedCommand(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+        raise InvalidSetup("mode", f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if mode == TABLETOP:
         if seed is not None or deck is not None:
-            raise MalformedCommand("tabletop games learn each card as it is drawn: no seed or deck")
+            raise InvalidSetup(
+                "seed" if seed is not None else "deck",
+                "tabletop games learn each card as it is drawn: no seed or deck",
+            )
         started = ev.GameStarted(ruleset.to_dict(), names, start_seat, mode, None, None, sandbox)
         return [started]
     if seed is None:
-        raise MalformedCommand("digital games need a seed for their shuffles")
+        raise InvalidSetup("seed", "digital games need a seed for their shuffles")
     cards = full_deck(ruleset)
     if deck is None:
         order = shuffled(cards, seed, 0)
     else:
         order = [bean.lower() if isinstance(bean, str) else bean for bean in deck]
         if sorted(map(str, order)) != sorted(cards):
-            raise MalformedCommand(
+            raise InvalidSetup(
+                "deck",
                 f"an explicit deck must hold exactly the {len(cards)} cards of the ruleset "
-                f"({', '.join(f'{ruleset.counts[b]} {label(b)}' for b in ruleset.beans)})"
+                f"({', '.join(f'{ruleset.counts[b]} {label(b)}' for b in ruleset.beans)})",
             )
     hands: list[list[str]] = [[] for _ in names]
     for position, seat in enumerate(deal_order(ruleset, start_seat)):
@@ -350,6 +355,7 @@ def _draw_cards(
     the cards (`named`); digital games take them from the top of the shuffled pile.
     """
     s = d.state
+    counted, ended = _draw_sections(s, what)
     if s.mode == TABLETOP and named is None:
         raise MalformedCommand(f"tabletop games name the cards: {what} needs 'cards'")
     if s.mode == DIGITAL and named is not None:
@@ -360,7 +366,7 @@ def _draw_cards(
             return pile[len(batch)]
         if taken >= len(named):
             raise RuleViolation(
-                "10.1",
+                counted,
                 f"{s.name(seat)} must {what} {owed} cards; {len(named)} "
                 f"{'was' if len(named) == 1 else 'were'} named",
             )
@@ -372,15 +378,23 @@ def _draw_cards(
 
     taken = _take(d, owed, pick, emit_batch)
     if named is not None and len(named) != taken and taken == owed:
-        raise RuleViolation("10.1", f"{s.name(seat)} must {what} {owed} cards, not {len(named)}")
+        raise RuleViolation(counted, f"{s.name(seat)} must {what} {owed} cards, not {len(named)}")
     if named is not None and len(named) != taken:
         raise RuleViolation(
-            "10.1",
+            ended,
             f"{len(named)} cards were named but only {taken} could be drawn before the game ended",
         )
     if taken < owed and not d.state.end_triggered:
         d.emit(ev.DrawFailed(seat, what))  # failed-draw house rule (RULES §12.1 H3)
         _end_game(d)
+
+
+def _draw_sections(s: GameState, what: str) -> tuple[str, str]:
+    """The RULES sections that say how many cards a reveal or draw takes, and how the game
+    ends in the middle of one."""
+    if s.ruleset.duel:
+        return "11.2", "11.4"
+    return ("5.2.1", "10.4") if what == "reveal" else ("5.4.1", "10.5")
 
 
 def _take(
@@ -427,7 +441,9 @@ def _reveal(d: _Decision, c: cmd.Reveal) -> None:
     s = d.state
     player = s.players[c.seat]
     if s.phase is not Phase.PLANT:
-        raise RuleViolation("5.2", f"cards are revealed once, right after phase 1; now: {s.phase}")
+        raise RuleViolation(
+            "5.2", f"cards are revealed once, right after phase 1; the turn is at {s.phase_text}"
+        )
     _require_active(s, c.seat, "5.2", "reveal cards")
     if s.planted == 0 and player.hand:
         raise RuleViolation(
@@ -450,12 +466,31 @@ def _reveal(d: _Decision, c: cmd.Reveal) -> None:
         _match_discards(d, c.seat)
 
 
+def _not_time_to_draw(s: GameState) -> RuleViolation:
+    active = s.name(s.active)
+    if s.phase is Phase.PLANT_TRADED:
+        waiting = ", ".join(
+            f"{player.name} ({', '.join(label(bean) for bean in player.trade_area)})"
+            for player in s.players
+            if player.trade_area
+        )
+        return RuleViolation(
+            "5.3.4", f"{active} draws once every trade area is empty; still to plant: {waiting}"
+        )
+    if s.phase is Phase.PLANT_DRAWN:
+        return RuleViolation(
+            "11.2",
+            f"{active} draws after step 3: plant the drawn cards wanted, then offer the rest "
+            "(offer-rest)",
+        )
+    section = "11.2" if s.ruleset.duel else "5.4"
+    return RuleViolation(section, f"it is not time to draw: {active}'s turn is at {s.phase_text}")
+
+
 def _draw(d: _Decision, c: cmd.Draw) -> None:
     s = d.state
     if s.phase is not Phase.DRAW:
-        raise RuleViolation(
-            "5.4", f"cards are drawn in phase 4; {s.name(s.active)}'s turn is in phase {s.phase}"
-        )
+        raise _not_time_to_draw(s)
     _require_active(s, c.seat, "5.4", "draw")
 
     def draw(cards: list[str]) -> None:
@@ -680,7 +715,9 @@ def _duel_step(s: GameState, seat: int, phase: Phase, doing: str) -> None:
     if not s.ruleset.duel:
         raise RuleViolation("11.2", f"{s.name(seat)} cannot {doing}: that is a bean-duel step")
     if s.phase is not phase:
-        raise RuleViolation("11.2", f"{s.name(seat)} cannot {doing} now (turn step: {s.phase})")
+        raise RuleViolation(
+            "11.2", f"{s.name(seat)} cannot {doing} now: the turn is at {s.phase_text}"
+        )
     _require_active(s, seat, "11.2", doing)
 
 

@@ -13,8 +13,11 @@ SECTIONS: dict[str, str] = {
     "5.1.2": "phase 1: the front card first",
     "5.1.3": "phase 1: at most two cards",
     "5.2": "phase 2: reveal and trade",
+    "5.2.1": "phase 2: reveal two cards",
     "5.3": "phase 3: plant traded cards",
+    "5.3.4": "phase 3: until every trade area is empty",
     "5.4": "phase 4: draw",
+    "5.4.1": "phase 4: how many cards",
     "6.1": "trading: the active player is a party",
     "6.2": "trading: what the active player may give",
     "6.3": "trading: what other players may give",
@@ -30,8 +33,11 @@ SECTIONS: dict[str, str] = {
     "9.4": "third bean field: not for sale",
     "10": "end of the game",
     "10.1": "draw pile",
+    "10.4": "the end during the reveal",
+    "10.5": "the end during the draw",
     "11.1": "bean duel",
     "11.2": "bean duel: turn steps",
+    "11.4": "bean duel: the end",
     "11.5": "bean duel: third field timing",
     "12.1": "house rules",
     "15": "rulesets",
@@ -65,6 +71,15 @@ class RuleViolation(BohnanzaError):
 class MalformedCommand(BohnanzaError):
     """A command that does not make sense in any situation: unknown seat, bad index, unknown bean,
     missing or mistyped field."""
+
+
+class InvalidSetup(MalformedCommand):
+    """A game that cannot start as asked (seat names, start seat, mode, seed or deck); `field`
+    names what to change."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(message)
 
 
 class InvalidRuleset(BohnanzaError):

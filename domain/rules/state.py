@@ -39,6 +39,24 @@ class Phase(StrEnum):
     ENDED = "ended"
 
 
+PHASE_TEXT = {
+    Phase.DEAL: "the deal",
+    Phase.RESOLVE_OFFER: "step 1, the offered cards",
+    Phase.PLANT: "phase 1, planting from the hand",
+    Phase.TRADE: "phase 2, trading",
+    Phase.PLANT_TRADED: "phase 3, planting the traded cards",
+    Phase.PLANT_DRAWN: "step 3, planting the drawn cards",
+    Phase.DRAW: "phase 4, drawing",
+    Phase.ENDED: "the end of the game",
+}
+"""Where a turn stands, in the rulebook's words (RULES §5, and §11.2 for the duel's steps)."""
+DUEL_PHASE_TEXT = {
+    **PHASE_TEXT,
+    Phase.PLANT: "step 2, planting and discarding from the hand",
+    Phase.DRAW: "step 4, drawing",
+}
+
+
 class Field(NamedTuple):
     """A bean field: one bean type and how many cards of it (RULES §4.3)."""
 
@@ -156,6 +174,12 @@ class GameState:
 
     def name(self, seat: int) -> str:
         return self.players[seat].name
+
+    @property
+    def phase_text(self) -> str:
+        """Where the active player's turn stands, for people (`phase 3, planting the traded
+        cards`)."""
+        return (DUEL_PHASE_TEXT if self.ruleset.duel else PHASE_TEXT)[self.phase]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON primitives (for snapshots and audits); `from_dict` is the inverse."""

@@ -328,6 +328,29 @@ def test_step_four_draws_two_cards_to_the_back_of_the_hand_then_the_opponent_pla
     assert state.active == 1
 
 
+def test_step_four_waits_until_the_drawn_cards_not_planted_are_offered():
+    state = duel(phase="plant-drawn", revealed="soy soy red")
+
+    assert rejection(state, Draw(0)) == (
+        "RULES §11.2 (bean duel: turn steps): Ana draws after step 3: plant the drawn cards "
+        "wanted, then offer the rest (offer-rest)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("phase", "command", "owed"),
+    [("plant", Reveal(0, ("soy", "red")), 3), ("draw", Draw(0, ("soy", "red", "wax")), 2)],
+    ids=["step-3-turns-three", "step-4-draws-two"],
+)
+def test_at_a_tabletop_a_duel_draw_names_as_many_cards_as_its_step_takes(phase, command, owed):
+    state = duel(mode="tabletop", phase=phase, hands={0: ""}, draw_pile="soy red wax soy red")
+
+    message = rejection(state, command)
+
+    assert message.startswith("RULES §11.2 (bean duel: turn steps): Ana must ")
+    assert f" {owed} cards" in message
+
+
 # --- §11.4: the end at the first exhaustion --------------------------------------------------------
 
 

@@ -117,8 +117,8 @@ def test_e3_at_a_tabletop_only_the_one_card_left_on_the_final_pass_is_named():
     state = table(4, mode="tabletop", hands={0: ""}, draw_pile="red", final_pass=True)
 
     assert rejection(state, Reveal(0, ("red", "soy"))) == (
-        "RULES §10.1 (draw pile): 2 cards were named but only 1 could be drawn before the game "
-        "ended"
+        "RULES §10.4 (the end during the reveal): 2 cards were named but only 1 could be drawn "
+        "before the game ended"
     )
     assert run(state, Reveal(0, ("red",)))[1] == [
         CardsRevealed(0, ["red"]),

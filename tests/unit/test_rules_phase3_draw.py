@@ -48,8 +48,14 @@ def test_phase_3_lasts_while_any_trade_area_holds_a_card():
 
     assert state.phase is Phase.PLANT_TRADED
     assert rejection(state, Draw(0)) == (
-        "RULES §5.4 (phase 4: draw): cards are drawn in phase 4; Ana's turn is in phase "
-        "plant-traded"
+        "RULES §5.3.4 (phase 3: until every trade area is empty): Ana draws once every trade "
+        "area is empty; still to plant: Ben (Stink)"
+    )
+
+
+def test_drawing_before_phase_4_says_where_the_turn_stands():
+    assert rejection(table(phase="trade"), Draw(0)) == (
+        "RULES §5.4 (phase 4: draw): it is not time to draw: Ana's turn is at phase 2, trading"
     )
 
 
@@ -135,10 +141,10 @@ def test_at_a_tabletop_exactly_the_cards_owed_are_named():
     state = table(mode="tabletop", phase="draw")
 
     assert rejection(state, Draw(0, ("garden", "wax"))) == (
-        "RULES §10.1 (draw pile): Ana must draw 3 cards; 2 were named"
+        "RULES §5.4.1 (phase 4: how many cards): Ana must draw 3 cards; 2 were named"
     )
     assert rejection(state, Draw(0, ("garden", "wax", "red", "red"))) == (
-        "RULES §10.1 (draw pile): Ana must draw 3 cards, not 4"
+        "RULES §5.4.1 (phase 4: how many cards): Ana must draw 3 cards, not 4"
     )
 
 

@@ -67,7 +67,7 @@ def test_at_a_tabletop_a_card_that_cannot_be_in_the_draw_pile_cannot_be_revealed
 def test_the_cards_are_revealed_once_per_turn():
     assert rejection(trading(), Reveal(0)) == (
         "RULES §5.2 (phase 2: reveal and trade): cards are revealed once, right after phase 1; "
-        "now: trade"
+        "the turn is at phase 2, trading"
     )
 
 
