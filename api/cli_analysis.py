@@ -135,7 +135,12 @@ def list_forks(ctx: click.Context, game: str) -> None:
             click.echo(
                 f"  {side:<6} {outcome['status']:<11} scores {outcome['scores']} winners {outcome['winners']}"
             )
-        click.echo("  same outcome" if comparison["same_outcome"] else "  a different outcome")
+        same = comparison["same_outcome"]
+        click.echo(
+            "  no outcome yet: a game is still being played"
+            if same is None
+            else ("  same outcome" if same else "  a different outcome")
+        )
     for child in children:
         click.echo(f"fork {child['game_id']} from step {child['step']}")
     if not parent and not children:

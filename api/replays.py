@@ -286,6 +286,7 @@ def lineage(game_id: UUID) -> dict[str, Any]:
 @blp.response(200, schemas.ComparisonSchema)
 @documented(blp, 404, 422)
 def comparison(game_id: UUID) -> dict[str, Any]:
-    """A fork's outcome (coins so far if still running) beside its parent's."""
+    """A fork's outcome (coins so far if still running) beside its parent's; `same_outcome` is
+    null until both have ended."""
     services().views.started(game_id)
     return forks.compare(services().app, game_id)

@@ -658,7 +658,11 @@ class ComparisonSchema(Schema):
     fork = fields.Nested(OutcomeSchema, required=True)
     parent = fields.Nested(OutcomeSchema, required=True)
     step = fields.Integer(required=True)
-    same_outcome = fields.Boolean(required=True)
+    same_outcome = fields.Boolean(
+        required=True,
+        allow_none=True,
+        metadata={"description": "null while the fork or its parent is still being played"},
+    )
 
 
 # --- records ------------------------------------------------------------------------------------

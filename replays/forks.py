@@ -133,16 +133,19 @@ def _outcome(state: GameState) -> dict[str, Any]:
 
 
 def compare(app: Bohnanza, fork: UUID) -> dict[str, Any]:
-    """The fork's outcome beside its parent's: scores (coins so far if running) and winners."""
+    """The fork's outcome beside its parent's: scores (coins so far if running) and winners;
+    `same_outcome` is None while either game is still running (there is no outcome yet)."""
     origin = parent_of(app, fork)
     if origin is None:
         raise InvalidInput(f"game {fork} is not a fork")
     parent = UUID(origin["game_id"])
     mine, theirs = _outcome(app.state(fork)), _outcome(app.state(parent))
-    differs = (mine["scores"], mine["winners"]) != (theirs["scores"], theirs["winners"])
+    same = None
+    if mine["status"] == theirs["status"] == "ended":
+        same = (mine["scores"], mine["winners"]) == (theirs["scores"], theirs["winners"])
     return {
         "fork": {"game_id": fork, **mine},
         "parent": {"game_id": parent, **theirs},
         "step": origin["step"],
-        "same_outcome": not differs,
+        "same_outcome": same,
     }

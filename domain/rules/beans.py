@@ -64,3 +64,8 @@ def beans_text(beans: list[str] | tuple[str, ...]) -> str:
     for bean in beans:
         counts[bean] = counts.get(bean, 0) + 1
     return ", ".join(f"{n} {label(bean)}" for bean, n in counts.items())
+
+
+def coins_text(count: int) -> str:
+    """`1 coin`, `3 coins`."""
+    return f"{count} coin{'' if count == 1 else 's'}"

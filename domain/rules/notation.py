@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from . import events as ev
-from .beans import beans_text, label
+from .beans import beans_text, coins_text, label
 from .state import UNKNOWN, GameState
 from .table import field_name
 
@@ -80,10 +80,9 @@ def describe(event: ev.Event, names: Sequence[str], *, show_hidden: bool = False
             return f"{who(event.seat)} ends trading{kept}"
         case ev.FieldHarvested():
             final = "final harvest: " if event.final else ""
-            coins = f"{event.coins} coin{'s' if event.coins != 1 else ''}"
             return (
                 f"{final}{who(event.seat)} harvests {field_name(event.field)} "
-                f"({event.count} {label(event.bean)}) → {coins}"
+                f"({event.count} {label(event.bean)}) → {coins_text(event.coins)}"
             )
         case ev.ThirdFieldBought():
             where = "the discard pile" if event.destination == "discard-pile" else "out of the game"

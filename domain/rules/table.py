@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .beans import coins_for, label
+from .beans import coins_for, coins_text, label
 from .rulesets import OWN_TURN
 from .state import GameState, Phase, Player
 
@@ -100,7 +100,8 @@ def buy_field_blocker(state: GameState, seat: int) -> tuple[str, str] | None:
     if len(player.coins) < rules.third_field_cost:
         return (
             "9.2",
-            f"{name} has {len(player.coins)} coins; the third field costs {rules.third_field_cost}",
+            f"{name} has {coins_text(len(player.coins))}; the third field costs "
+            f"{rules.third_field_cost}",
         )
     return None
 

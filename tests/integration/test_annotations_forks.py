@@ -259,7 +259,7 @@ def test_a_fork_still_being_played_is_compared_with_its_finished_parent(app, gam
     }
     assert report["fork"]["status"] == "in-progress"
     assert report["step"] == fork.step
-    assert report["same_outcome"] is False
+    assert report["same_outcome"] is None
 
 
 def test_a_fork_of_the_whole_game_reaches_the_same_outcome(app, game):

@@ -41,6 +41,9 @@ def test_the_coins_paid_go_bean_side_up_onto_the_discard_pile(preset, players, p
     assert state.removed == ()
 
 
+HELD = {1: "1 coin", 2: "2 coins"}
+
+
 @pytest.mark.parametrize(("preset", "players", "price"), FOR_SALE)
 def test_a_player_with_fewer_coins_than_the_price_cannot_buy_the_third_field(
     preset, players, price
@@ -48,7 +51,7 @@ def test_a_player_with_fewer_coins_than_the_price_cannot_buy_the_third_field(
     state = table(players, preset, coins={0: ["red"] * (price - 1)})
 
     assert rejection(state, BuyField(0)) == (
-        f"RULES §9.2 (third bean field: price): Ana has {price - 1} coins; the third field "
+        f"RULES §9.2 (third bean field: price): Ana has {HELD[price - 1]}; the third field "
         f"costs {price}"
     )
     assert BuyField(0) not in legal_commands(state, 0)
