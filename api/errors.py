@@ -21,6 +21,7 @@ from domain.rules.errors import (
     Forbidden,
     InvalidInput,
     InvalidRuleset,
+    InvalidSetup,
     MalformedCommand,
     NotFound,
     RuleViolation,
@@ -130,6 +131,8 @@ def _bohnanza_error(error: BohnanzaError) -> Response:
     match error:
         case RuleViolation():
             return envelope(409, "rule_violation", str(error), rule=error.rule)
+        case InvalidSetup():
+            return envelope(422, "invalid_setup", str(error), {"json": {error.field: [str(error)]}})
         case MalformedCommand():
             return envelope(
                 422, "malformed_command", str(error), {"json": {"command": [str(error)]}}

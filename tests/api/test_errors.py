@@ -232,11 +232,30 @@ def test_a_seat_name_with_nothing_visible_is_a_422(client: FlaskClient, name: st
     assert body["errors"]["json"]["seats"] == {"0": [names.INVISIBLE]}
 
 
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"deck": ["red"] * 150}, "deck"),
+        ({"start_seat": 3}, "start_seat"),
+        ({"mode": "tabletop", "seed": 7}, "seed"),
+    ],
+    ids=["deck-without-the-ruleset-s-cards", "start-seat-not-at-the-table", "tabletop-with-a-seed"],
+)
+def test_a_game_that_cannot_start_as_asked_is_a_422_naming_what_to_change(
+    client: FlaskClient, body: dict, field: str
+) -> None:
+    response = client.post("/api/games", json={"seats": ["Ana", "Ben", "Cleo"], "seed": 1, **body})
+
+    answer = assert_envelope(response, 422, "invalid_setup")
+    assert answer["errors"]["json"] == {field: [answer["message"]]}
+
+
 def test_seat_names_that_differ_only_by_an_invisible_joiner_are_a_422(client: FlaskClient) -> None:
     response = client.post("/api/games", json={"seats": ["Ana", "An\u200da", "Cleo"]})
 
-    body = assert_envelope(response, 422, "malformed_command")
+    body = assert_envelope(response, 422, "invalid_setup")
     assert "seat names must differ" in body["message"]
+    assert list(body["errors"]["json"]) == ["seats"]
 
 
 @pytest.mark.parametrize(
