@@ -12,8 +12,9 @@ from typing import Any
 
 from eventsourcing.persistence import ConnectionUnavailableError, InterfaceError, OperationalError
 from flask import Flask, Response, jsonify, request
+from gunicorn.http.errors import NoMoreData, ParseException
 from sqlalchemy import exc as sql_errors
-from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
+from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 
 from domain.rules.errors import (
     BohnanzaError,
@@ -93,6 +94,7 @@ HTTP_CODES = {
     404: "not_found",
     405: "method_not_allowed",
     406: "not_acceptable",
+    408: "request_timeout",
     413: "payload_too_large",
     414: "uri_too_long",
     415: "unsupported_media_type",
@@ -237,9 +239,45 @@ def refuse_bodies_the_api_cannot_read() -> None:
             "The request body must be JSON, sent with Content-Type: application/json "
             f"({sent or 'no Content-Type'} was sent).",
         )
+    if not (length or streamed):
+        return
+    coding = request.headers.get("Content-Encoding", "identity").strip().lower()
+    if coding != "identity":
+        raise ApiError(
+            415,
+            "unsupported_media_type",
+            f"The request body must be sent uncompressed (Content-Encoding {coding[:40]!r} was "
+            "sent).",
+        )
+    body = _whole_body()
     limit = request.max_content_length
-    if streamed and limit is not None and len(request.get_data(cache=True)) >= limit:
+    if streamed and limit is not None and len(body) >= limit:
         raise RequestEntityTooLarge()
+
+
+def _whole_body() -> bytes:
+    """The request body, read now and kept for the view, so that a body that breaks off is
+    answered here: 400 for one that is not valid HTTP (a bad chunk size, a chunk without its
+    end) or that ends early, 408 for one that stops arriving (the worker gives up waiting after
+    `BOHNANZA_READ_TIMEOUT_SECONDS`, api/worker.py). The connection closes after either answer."""
+    try:
+        return request.get_data(cache=True)
+    except (ParseException, NoMoreData, BlockingIOError, TimeoutError, ClientDisconnected) as error:
+        # Werkzeug reports a failed read of a body of known length as ClientDisconnected,
+        # raised while handling the server's own error.
+        cause = error.__context__ if isinstance(error, ClientDisconnected) else error
+        raise _unreadable_body(cause) from None
+
+
+def _unreadable_body(cause: BaseException | None) -> ApiError:
+    if isinstance(cause, BlockingIOError | TimeoutError):
+        return ApiError(
+            408, "request_timeout", "The request body stopped arriving; send the request again."
+        )
+    if isinstance(cause, ParseException):
+        detail = str(cause)[:200]
+        return ApiError(400, "bad_request", f"The request body is not valid HTTP: {detail}")
+    return ApiError(400, "bad_request", "The request body ended before the length it announced.")
 
 
 def register(app: Flask) -> None:

@@ -68,7 +68,7 @@ def export_record(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @blp.arguments(schemas.RecordDocumentSchema)
 @blp.response(201, schemas.ImportedSchema)
 @blp.doc(**game_links(201))
-@documented(blp, 400, 409, 413, 415, 422)
+@documented(blp, 400, 408, 409, 413, 415, 422)
 def import_record(document: dict[str, Any]) -> dict[str, Any]:
     """Import a record as a new game.
 
@@ -93,7 +93,7 @@ def import_record(document: dict[str, Any]) -> dict[str, Any]:
 @blp.route("/records/verification", methods=["POST"])
 @blp.arguments(schemas.RecordVerificationSchema)
 @blp.response(200, schemas.ReportSchema)
-@documented(blp, 400, 413, 415, 422)
+@documented(blp, 400, 408, 413, 415, 422)
 def verify_record(body: dict[str, Any]) -> dict[str, Any]:
     """Check an uploaded record, under its own ruleset or another.
 
@@ -107,7 +107,7 @@ def verify_record(body: dict[str, Any]) -> dict[str, Any]:
 @blp.route("/games/<uuid:game_id>/verification", methods=["POST"])
 @blp.arguments(schemas.VerificationSchema)
 @blp.response(200, schemas.ReportSchema)
-@documented(blp, 400, 403, 404, 413, 415, 422)
+@documented(blp, 400, 403, 404, 408, 413, 415, 422)
 def verify_game(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """Check a stored game under its own ruleset, or under `ruleset` with `options`."""
     _open_record(game_id)

@@ -188,7 +188,7 @@ def list_notes(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @blp.route("/games/<uuid:game_id>/annotations", methods=["POST"])
 @blp.arguments(schemas.NoteCreateSchema)
 @blp.response(201, schemas.NoteSchema)
-@documented(blp, 400, 401, 403, 404, 413, 415, 422)
+@documented(blp, 400, 401, 403, 404, 408, 413, 415, 422)
 @blp.doc(security=SEAT_TOKEN_OR_NONE)
 def add_note(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """Annotate a step.
@@ -216,7 +216,7 @@ def add_note(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @blp.route("/games/<uuid:game_id>/annotations/<count:note>", methods=["PATCH"])
 @blp.arguments(schemas.NoteEditSchema)
 @blp.response(200, schemas.NoteSchema)
-@documented(blp, 400, 401, 403, 404, 413, 415, 422)
+@documented(blp, 400, 401, 403, 404, 408, 413, 415, 422)
 @blp.doc(security=[{"bearer": []}])
 def edit_note(body: dict[str, Any], game_id: UUID, note: int) -> dict[str, Any]:
     """Change a note (its author only); the earlier versions stay in its history. A guest's note
@@ -246,7 +246,7 @@ def delete_note(game_id: UUID, note: int) -> Response:
 @blp.arguments(schemas.ForkCreateSchema)
 @blp.response(201, schemas.ForkCreatedSchema)
 @blp.doc(**game_links(201))
-@documented(blp, 400, 401, 403, 404, 413, 415, 422)
+@documented(blp, 400, 401, 403, 404, 408, 413, 415, 422)
 def create_fork(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """A sandbox game continuing from step `step` (snapped back to the last whole command).
 

@@ -12,6 +12,7 @@ from domain.storage import default_database_url
 from .security import IN_FLIGHT_LIMIT
 
 TRUE = {"1", "true", "yes", "y", "on"}
+READ_TIMEOUT_SECONDS = 15.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,9 @@ class Settings:
     separate `bohnanza projections follow` runs."""
     auditor_token: str | None = None
     """`BOHNANZA_AUDITOR_TOKEN`: a secret that grants the auditor's view of running games."""
+    read_timeout_seconds: float = READ_TIMEOUT_SECONDS
+    """`BOHNANZA_READ_TIMEOUT_SECONDS`: how long the server waits for the next byte of a request
+    it has begun to read (its headers or its body) before it gives up on it (api/worker.py)."""
     idempotency_in_flight_seconds: float = IN_FLIGHT_LIMIT.total_seconds()
     """`BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS`: how long a command's first request with an
     Idempotency-Key counts as running; a retry within it gets 409, a retry after it runs the
@@ -42,6 +46,9 @@ class Settings:
             data_dir=data_dir,
             inline_projections=inline,
             auditor_token=environ.get("BOHNANZA_AUDITOR_TOKEN") or None,
+            read_timeout_seconds=_seconds(
+                environ, "BOHNANZA_READ_TIMEOUT_SECONDS", READ_TIMEOUT_SECONDS
+            ),
             idempotency_in_flight_seconds=_seconds(
                 environ, "BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS", IN_FLIGHT_LIMIT.total_seconds()
             ),

@@ -18,6 +18,11 @@ It also answers the errors gunicorn answers itself, before the app sees a reques
 that is not HTTP, a URL or headers over gunicorn's limits), in the service's JSON error envelope
 rather than gunicorn's HTML page, so that every error a client can get has the same form.
 
+A request that stops arriving halfway (its headers or its body) is given up after
+`BOHNANZA_READ_TIMEOUT_SECONDS` (15 s by default) without a byte: a body gets a 408, headers a
+closed connection. gthread itself waits for ever, so that a few clients that open a request and
+send no more would hold every thread of the worker.
+
 And it says `Connection: close` on an answer given without reading the whole request body (a
 413 for a body over the limit, a 415, a body sent with a GET): gunicorn would otherwise announce
 keep-alive, then fail to skip the unread body (it reads past at most 64 KB of one) and close the
@@ -30,7 +35,10 @@ serve` and the Dockerfile do.
 from __future__ import annotations
 
 import json
+import logging
 import select
+import socket
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -41,6 +49,7 @@ from gunicorn.http.body import ChunkedReader, LengthReader
 from gunicorn.workers.gthread import ThreadWorker
 
 from .errors import HTTP_CODES
+from .settings import Settings
 
 LINGER_SECONDS = 0.01
 """How long a thread watches its connection for the client's next request."""
@@ -60,6 +69,8 @@ class KeepAliveThreadWorker(ThreadWorker):
         """Threads of the pool not serving a connection."""
         self._waiting = 0
         """Connections handed to the pool that no thread has taken yet."""
+        self._read_timeout = Settings.from_env().read_timeout_seconds
+        logging.getLogger("gunicorn.error").addFilter(ReadTimeoutsInOneLine(self._read_timeout))
         super().init_process()
 
     def load_wsgi(self) -> None:
@@ -75,6 +86,9 @@ class KeepAliveThreadWorker(ThreadWorker):
         with self._counts:
             self._waiting -= 1
             self._idle -= 1
+        if not getattr(conn, "reads_limited", False):
+            limit_waits_for_bytes(conn.sock, self._read_timeout)
+            conn.reads_limited = True
         try:
             keep_alive = super().handle(conn)
             while keep_alive is True and request_follows(conn, self._not_needed_elsewhere):
@@ -101,6 +115,35 @@ class KeepAliveThreadWorker(ThreadWorker):
         """Whether the thread can keep watching: the worker runs, another thread of the pool is
         idle and no connection is waiting for one."""
         return self.alive and self._idle > 0 and self._waiting == 0
+
+
+def limit_waits_for_bytes(sock: socket.socket, seconds: float) -> None:
+    """Make a blocking read on `sock` fail (BlockingIOError) after `seconds` without a byte.
+    gthread turns the socket blocking and non-blocking as it goes, which resets Python's own
+    timeout but not the kernel's, so the limit holds for the connection's lifetime."""
+    whole = int(seconds)
+    limit = struct.pack("ll", whole, int((seconds - whole) * 1_000_000))
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, limit)
+
+
+class ReadTimeoutsInOneLine(logging.Filter):
+    """gunicorn logs any socket error while it reads a request with its traceback; a client
+    that stopped sending is not a fault of the service: one line, at INFO."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__()
+        self.seconds = seconds
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, BlockingIOError | TimeoutError):
+            record.msg, record.args = (
+                "gave up a request: no byte of it came for %s s",
+                (self.seconds,),
+            )
+            record.exc_info, record.exc_text = None, None
+            record.levelno, record.levelname = logging.INFO, "INFO"
+        return True
 
 
 def request_follows(conn: Any, free: Callable[[], bool], linger: float = LINGER_SECONDS) -> bool:

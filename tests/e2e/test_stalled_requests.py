@@ -1,0 +1,105 @@
+"""Requests that break off or stop arriving, sent to the service in a real gunicorn: each is
+answered in the error envelope or closed, never a 500, and never holds a thread for ever."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from .server import gunicorn
+
+READ_TIMEOUT = 1.0
+THREADS = 2
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int]]:
+    """The service, one worker of two threads, giving up a stalled request after a second."""
+    store = Path(tmp_path_factory.mktemp("stalled")) / "store.sqlite3"
+    with gunicorn(
+        f"sqlite:///{store}",
+        "--threads",
+        str(THREADS),
+        workers=1,
+        env={"BOHNANZA_READ_TIMEOUT_SECONDS": str(READ_TIMEOUT)},
+    ) as base:
+        host, port = urlsplit(base).netloc.split(":")
+        yield host, int(port)
+
+
+def exchange(server: tuple[str, int], request: bytes) -> tuple[bytes, float]:
+    """Send bytes as they are and read until the server closes: the answer and how long it took."""
+    started = time.monotonic()
+    with socket.create_connection(server, timeout=10 * READ_TIMEOUT) as connection:
+        connection.sendall(request)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    return answer, time.monotonic() - started
+
+
+def envelope(answer: bytes) -> tuple[int, dict[str, str], dict]:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value for name, value in (line.split(": ", 1) for line in lines)}
+    return int(status_line.split(" ")[1]), headers, json.loads(body)
+
+
+def post_head(framing: str) -> bytes:
+    return (
+        f"POST /api/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n{framing}\r\n\r\n"
+    ).encode()
+
+
+def test_a_body_that_stops_arriving_is_a_408_and_the_connection_closes(server) -> None:
+    answer, took = exchange(server, post_head("Content-Length: 200") + b'{"seats": ["Ana"')
+
+    status, headers, body = envelope(answer)
+    assert (status, body["code"], headers["connection"]) == (408, "request_timeout", "close")
+    assert READ_TIMEOUT <= took < 5 * READ_TIMEOUT
+
+
+def test_headers_that_stop_arriving_close_the_connection_unanswered(server) -> None:
+    answer, took = exchange(server, b"GET /api/health HTTP/1.1\r\nHost: x\r\n")
+
+    assert answer == b""
+    assert READ_TIMEOUT <= took < 5 * READ_TIMEOUT
+
+
+def test_stalled_requests_on_every_thread_hold_them_only_until_the_read_timeout(server) -> None:
+    stalled = [socket.create_connection(server, timeout=10) for _ in range(2 * THREADS)]
+    for connection in stalled:
+        connection.sendall(post_head("Content-Length: 50") + b"{")
+    started = time.monotonic()
+
+    health = httpx.get(f"http://{server[0]}:{server[1]}/api/health", timeout=10 * READ_TIMEOUT)
+
+    assert health.status_code == 200
+    assert time.monotonic() - started < 6 * READ_TIMEOUT
+    for connection in stalled:
+        connection.close()
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [
+        b"zz\r\n{}\r\n0\r\n\r\n",
+        b"-1\r\n{}\r\n0\r\n\r\n",
+        b"2\r\n{}XX0\r\n\r\n",
+        b"1\r\n{}\r\n0\r\n\r\n",
+    ],
+    ids=["not-a-size", "negative-size", "no-end-after-the-data", "more-data-than-the-size"],
+)
+def test_a_badly_chunked_body_is_a_400_in_the_envelope(server, chunks: bytes) -> None:
+    answer, _ = exchange(server, post_head("Transfer-Encoding: chunked") + chunks)
+
+    status, headers, body = envelope(answer)
+    assert (status, body["code"], headers["connection"]) == (400, "bad_request", "close")
+    assert body["message"].startswith("The request body is not valid HTTP")
