@@ -119,6 +119,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The web application; `config` overrides settings read from the environment."""
     app = ServiceFlask(__name__, static_folder=None)  # the pages' files: api/web.py serves them
     app.url_map.converters["count"] = CountConverter
+    app.url_map.merge_slashes = False  # `//` names no resource: a 404, not a redirect page
     app.json = OrjsonProvider(app)
     settings = Settings.from_env()
     app.config.update(
@@ -127,6 +128,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         AUDITOR_TOKEN=settings.auditor_token,
         IDEMPOTENCY_IN_FLIGHT_SECONDS=settings.idempotency_in_flight_seconds,
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
+        PROVIDE_AUTOMATIC_OPTIONS=False,  # OPTIONS is a 405 with Allow, like any other method
         API_TITLE="Bohnanza records",
         API_VERSION="1",
         OPENAPI_VERSION="3.0.3",

@@ -47,9 +47,9 @@ blp = Blueprint(
     description="Create games, see them as a seat, the host or the public, and play commands.",
 )
 
-ERRORS = (400, 401, 403, 404, 409, 412, 413, 415, 422)
+ERRORS = (400, 401, 403, 404, 408, 409, 412, 413, 415, 422)
 BEARER = re.compile(r"Bearer\s+(\S+)\Z", re.IGNORECASE)
-VERSION_TAG = re.compile(r'(?:W/)?"?(\d{1,12})"?\Z')
+VERSION_TAG = re.compile(r'(?:(?:W/)?"(\d{1,12})"|(\d{1,12}))\Z')
 IDEMPOTENCY_KEY = re.compile(r"[!-~]{1,128}\Z")
 """1 to 128 visible ASCII characters (a UUID, say)."""
 READ_MODEL_WAIT_SECONDS = 5.0
@@ -137,8 +137,8 @@ def wait_for_read_models(position: int | None) -> None:
         ) from None
 
 
-def _document(game_id: UUID, viewer: Viewer, *, refresh: bool = True) -> dict[str, Any]:
-    view, version = services().views.view(game_id, viewer, refresh=refresh)
+def _document(game_id: UUID, viewer: Viewer) -> dict[str, Any]:
+    view, version = services().views.view(game_id, viewer)
     return _view_document(view, viewer, version)
 
 
@@ -181,7 +181,7 @@ def seat_tokens(names: list[str], issued: IssuedTokens) -> list[dict[str, Any]]:
 @blp.arguments(schemas.GameCreateSchema())
 @blp.response(201, schemas.GameCreatedSchema)
 @blp.doc(**game_links(201))
-@documented(blp, 400, 413, 415, 422)
+@documented(blp, 400, 408, 413, 415, 422)
 def create_game(body: dict[str, Any]) -> dict[str, Any]:
     """Create a game; the answer holds one secret token per seat and one for the host.
 
@@ -322,13 +322,17 @@ def _expected_version(body: dict[str, Any]) -> int | None:
         return from_body
     match = VERSION_TAG.match(header.strip())
     if match is None:
-        raise ApiError(400, "bad_request", 'If-Match must be a game version, e.g. "12"')
-    version = int(match.group(1))
+        raise _bad_header("If-Match", 'If-Match must be a game version, e.g. "12"')
+    version = int(match.group(1) or match.group(2))
     if from_body is not None and from_body != version:
         raise ApiError(
             400, "bad_request", "If-Match and expected_version disagree; send one of them"
         )
     return version
+
+
+def _bad_header(name: str, message: str) -> ApiError:
+    return ApiError(400, "bad_request", message, errors={"headers": {name: [message]}})
 
 
 def _authorize_host(state: GameState, body: dict[str, Any]) -> None:
@@ -378,8 +382,8 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
     expected = _expected_version(body)
     key = request.headers.get("Idempotency-Key")
     if key is not None and not IDEMPOTENCY_KEY.match(key):
-        raise ApiError(
-            400, "bad_request", "Idempotency-Key must be 1 to 128 visible ASCII characters"
+        raise _bad_header(
+            "Idempotency-Key", "Idempotency-Key must be 1 to 128 visible ASCII characters"
         )
     if caller.role != HOST:  # a seat's own seat, named or not, is the same command
         body.setdefault("seat", caller.seat)
@@ -446,10 +450,11 @@ def _execute(
         raise ApiError(
             412, "precondition_failed", str(conflict), current_version=conflict.current_version
         ) from None
-    current = service.views.record(game_id, outcome)
+    service.views.record(game_id, outcome)
     service.after_write()
     viewer = _commanding_viewer(caller)
-    view = _document(game_id, viewer, refresh=not current)
+    at = service.views.view_at(game_id, viewer, outcome.version)
+    view = _view_document(at, viewer, outcome.version)
     return _command_answer(game_id, outcome.position, outcome.recorded(), viewer, view)
 
 

@@ -124,7 +124,7 @@ COMMAND_HEADERS = [
         "required": False,
         "description": 'The game version the command is based on, e.g. "12"; 412 if the game '
         'has moved on ("*": any version, as without the header).',
-        "schema": {"type": "string", "pattern": '^(\\*|(W/)?"?[0-9]{1,12}"?)$'},
+        "schema": {"type": "string", "pattern": '^(\\*|(W/)?"[0-9]{1,12}"|[0-9]{1,12})$'},
     },
     {
         "in": "header",

@@ -73,29 +73,40 @@ class GameViews:
         assert isinstance(first, ev.GameStarted)
         return first
 
-    def view(self, game_id: UUID, viewer: Viewer, *, refresh: bool = True) -> tuple[GameState, int]:
-        """The viewer's view now (without `refresh`: as of the facts this process holds), and
-        the game version it reflects."""
+    def view(self, game_id: UUID, viewer: Viewer) -> tuple[GameState, int]:
+        """The viewer's view now, and the game version it reflects."""
         entry = self._entry(game_id)
         with entry.lock:
-            if refresh or not entry.facts:
-                self._refresh(game_id, entry)
+            self._refresh(game_id, entry)
             seen, fold = entry.views.get(viewer, (0, ViewFold(viewer)))
             fold.apply_all(recorded.fact for recorded in entry.facts[seen:])
             entry.views[viewer] = (len(entry.facts), fold)
             assert fold.state is not None
             return fold.state, len(entry.facts)
 
-    def record(self, game_id: UUID, outcome: Outcome) -> bool:
-        """Add the facts a command just stored, sparing a trip to the store; True if this
-        process held every earlier fact (otherwise the next refreshing read fetches them)."""
+    def view_at(self, game_id: UUID, viewer: Viewer, version: int) -> GameState:
+        """The viewer's view at `version` exactly (a command's answer shows the game as that
+        command left it, even when another command was stored right after it)."""
+        entry = self._entry(game_id)
+        with entry.lock:
+            if len(entry.facts) < version:
+                self._refresh(game_id, entry)
+            seen, fold = entry.views.get(viewer) or (0, ViewFold(viewer))
+            if seen <= version:
+                fold.apply_all(recorded.fact for recorded in entry.facts[seen:version])
+                entry.views[viewer] = (version, fold)
+                assert fold.state is not None
+                return fold.state
+        return self.replay(game_id).view_at(version, viewer)
+
+    def record(self, game_id: UUID, outcome: Outcome) -> None:
+        """Add the facts a command just stored, sparing a trip to the store, if this process
+        held every earlier fact (otherwise the next read fetches them all)."""
         recorded = outcome.recorded()
         entry = self._entry(game_id)
         with entry.lock:
             if recorded and len(entry.facts) == recorded[0].version - 1:
                 entry.facts += recorded
-                return True
-            return not recorded and len(entry.facts) == outcome.version
 
     def replay(self, game_id: UUID) -> Replay:
         """The game to step through, folded once per version (NotFound for an unknown game)."""

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gzip
 import logging
 import uuid
 
@@ -422,7 +423,45 @@ def test_a_wrong_method_is_a_405_envelope(client: FlaskClient, game: CreatedGame
 def test_a_405_names_the_methods_the_path_allows(client: FlaskClient, game: CreatedGame) -> None:
     response = client.delete(f"{game.url}/commands")
 
-    assert set(response.headers["Allow"].split(", ")) == {"POST", "OPTIONS"}
+    assert set(response.headers["Allow"].split(", ")) == {"POST"}
+
+
+def test_options_is_a_405_naming_the_methods_too(client: FlaskClient, game: CreatedGame) -> None:
+    response = client.options(game.url)
+
+    assert_envelope(response, 405, "method_not_allowed")
+    assert set(response.headers["Allow"].split(", ")) == {"GET", "HEAD"}
+
+
+def test_a_path_with_a_doubled_slash_is_a_404_envelope(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    assert_envelope(client.get(game.url.replace("/games/", "/games//")), 404, "not_found")
+
+
+@pytest.mark.parametrize("header", ["If-Match", "Idempotency-Key"])
+def test_a_malformed_command_header_is_a_400_naming_the_header(
+    client: FlaskClient, game: CreatedGame, header: str
+) -> None:
+    headers = {**game.seat(0), header: '"3' if header == "If-Match" else "a key"}
+
+    response = client.post(
+        f"{game.url}/commands", json={"type": "plant", "field": 0}, headers=headers
+    )
+
+    body = assert_envelope(response, 400, "bad_request")
+    assert list(body["errors"]["headers"]) == [header]
+
+
+def test_a_compressed_body_is_a_415(client: FlaskClient) -> None:
+    response = client.post(
+        "/api/games",
+        data=gzip.compress(b'{"seats": ["Ana", "Ben"]}'),
+        headers={"Content-Type": "application/json", "Content-Encoding": "gzip"},
+    )
+
+    body = assert_envelope(response, 415, "unsupported_media_type")
+    assert "uncompressed" in body["message"]
 
 
 def test_an_oversize_body_is_a_413(client: FlaskClient, game: CreatedGame) -> None:

@@ -15,6 +15,7 @@ from sqlalchemy import select
 from api import tables
 from api.security import TOKEN_BYTES, TOKEN_PREFIX, digest
 from domain.bots import BOTS, Table, play_stored
+from domain.rules.commands import Plant
 
 from .support import SEATS, CreatedGame, assert_envelope, command, create_game
 
@@ -249,6 +250,26 @@ def test_a_command_answers_its_events_the_new_view_and_an_etag(
     ]
     assert body["view"]["seats"][0]["fields"][1] == {"bean": "chili", "count": 1}
     assert body["view"]["seats"][0]["hand"] == ["wax", "wax", "chili", "wax"]
+
+
+def test_a_command_s_answer_shows_the_game_as_it_left_it_though_another_came_right_after(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    service = web.extensions["bohnanza"].get()
+    game_id, after_write = uuid.UUID(game.id), service.after_write
+
+    def another_command_lands_first() -> None:
+        service.after_write = after_write
+        service.views.record(game_id, service.app.execute(game_id, Plant(0, 0)))
+
+    service.after_write = another_command_lands_first
+    response = command(client, game, game.seat(0), type="plant", field=1)
+
+    body = response.get_json()
+    assert (body["version"], response.headers["ETag"]) == (3, '"3"')
+    assert [event["position"] for event in body["events"]] == [3]
+    assert body["view"]["seats"][0]["fields"][0] == {"bean": None, "count": 0}
+    assert client.get(f"{game.url}/view", headers=game.seat(0)).get_json()["version"] == 4
 
 
 def test_a_legal_command_from_the_view_can_be_sent_back_as_it_is(
