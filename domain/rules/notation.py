@@ -125,7 +125,7 @@ def draw_table(state: GameState) -> str:
     rules = state.ruleset
     lines = [
         f"{rules.preset}, {rules.players} players, {state.mode}; turn {state.turn}, "
-        f"{state.name(state.active)} active, phase {state.phase}",
+        f"{state.name(state.active)} active, at {state.phase_text}",
         f"draw pile {len(state.draw_pile)} · discard pile {len(state.discard_pile)}"
         + (f" (top {label(state.discard_pile[-1])})" if state.discard_pile else "")
         + f" · exhausted {state.exhaustions}/{rules.end_on_exhaustion}",
