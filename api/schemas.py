@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
@@ -15,8 +16,21 @@ from domain.rules.state import DIGITAL, MODES, Phase
 
 def integer(**kwargs: Any) -> fields.Integer:
     """An integer field of a JSON body: a JSON number without a fraction, never coerced (1.5 and
-    "1" are refused, not read as 1). Query parameters arrive as text, and keep `fields.Integer`."""
+    "1" are refused, not read as 1). Query parameters arrive as text: `QueryInteger`."""
     return fields.Integer(strict=True, **kwargs)
+
+
+DIGITS = re.compile(r"[0-9]{1,18}")
+
+
+class QueryInteger(fields.Integer):
+    """An integer query parameter: ASCII digits only, as a URL writes a number (Python would
+    also read `+1`, ` 1` or full-width digits)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if isinstance(value, str) and not DIGITS.fullmatch(value):
+            raise self.make_error("invalid")
+        return super()._deserialize(value, attr, data, **kwargs)
 
 
 SEAT_NUMBER = {"validate": validate.Range(min=0, max=6)}
@@ -165,7 +179,7 @@ class ViewQuerySchema(Schema):
         validate=validate.OneOf(["auditor"]),
         metadata={"description": "auditor: everything, once the game is over (or with rights)"},
     )
-    seat = fields.Integer(
+    seat = QueryInteger(
         metadata={
             "description": "Ask for a seat's view: that seat's token may, and the host's in a "
             "tabletop game (the host sees every hand there); in a digital game, 403 for the host"
@@ -175,17 +189,17 @@ class ViewQuerySchema(Schema):
 
 
 class EventsQuerySchema(Schema):
-    after = fields.Integer(load_default=0, validate=validate.Range(min=0))
-    limit = fields.Integer(load_default=100, validate=validate.Range(min=1, max=500))
+    after = QueryInteger(load_default=0, validate=validate.Range(min=0))
+    limit = QueryInteger(load_default=100, validate=validate.Range(min=1, max=500))
 
 
 class GamesQuerySchema(Schema):
-    limit = fields.Integer(
+    limit = QueryInteger(
         load_default=100,
         validate=validate.Range(min=1, max=500),
         metadata={"description": "At most this many games in the page"},
     )
-    offset = fields.Integer(
+    offset = QueryInteger(
         load_default=0,
         validate=validate.Range(min=0, max=2**63 - 1),
         metadata={"description": "Skip this many games (the newest first): a page's next_offset"},
@@ -193,17 +207,17 @@ class GamesQuerySchema(Schema):
     status = fields.String(validate=validate.OneOf(STATUSES))
     player = fields.String(**NAME)
     ruleset = fields.String(validate=validate.OneOf(list(PRESETS)))
-    after_position = fields.Integer(**AFTER_POSITION)
+    after_position = QueryInteger(**AFTER_POSITION)
 
 
 class LeaderboardQuerySchema(Schema):
     ruleset = fields.String(validate=validate.OneOf(list(PRESETS)))
-    players = fields.Integer(validate=validate.Range(min=2, max=7))
-    after_position = fields.Integer(**AFTER_POSITION)
+    players = QueryInteger(validate=validate.Range(min=2, max=7))
+    after_position = QueryInteger(**AFTER_POSITION)
 
 
 class PositionQuerySchema(Schema):
-    after_position = fields.Integer(**AFTER_POSITION)
+    after_position = QueryInteger(**AFTER_POSITION)
 
 
 # --- responses ------------------------------------------------------------------------------------
@@ -565,10 +579,10 @@ class StepDetailSchema(Schema):
 
 
 class JumpQuerySchema(Schema):
-    turn = fields.Integer(validate=validate.Range(min=0, max=10_000))
+    turn = QueryInteger(validate=validate.Range(min=0, max=10_000))
     kind = fields.String(validate=validate.Length(min=1, max=40))
     direction = fields.String(load_default="next", validate=validate.OneOf(["next", "previous"]))
-    from_ = fields.Integer(data_key="from", attribute="from", validate=validate.Range(min=0))
+    from_ = QueryInteger(data_key="from", attribute="from", validate=validate.Range(min=0))
 
     @validates_schema
     def one_target(self, data: dict[str, Any], **_: Any) -> None:
@@ -592,7 +606,7 @@ class TimelineSchema(Schema):
 
 
 class NotesQuerySchema(PerspectiveQuerySchema):
-    step = fields.Integer(validate=validate.Range(min=1))
+    step = QueryInteger(validate=validate.Range(min=1))
 
 
 GLYPH = fields.String(allow_none=True, validate=validate.OneOf(["!", "?", "!!", "??", "!?", "?!"]))

@@ -133,6 +133,16 @@ def test_a_game_list_page_out_of_bounds_is_a_422(client: FlaskClient, query: dic
     assert set(body["errors"]["query"]) == set(query)
 
 
+@pytest.mark.parametrize("written", ["%2B1", "%201", "%EF%BC%91", "1.0", "0x1"])
+def test_a_number_in_the_query_is_written_in_ascii_digits(
+    client: FlaskClient, written: str
+) -> None:
+    response = client.get(f"/api/games?limit={written}")
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert list(body["errors"]["query"]) == ["limit"]
+
+
 def test_the_game_list_filters_by_player_status_and_ruleset(
     web: Flask, client: FlaskClient
 ) -> None:
