@@ -192,9 +192,10 @@ def error_response(error: ApiError | BohnanzaError) -> Response:
     return _bohnanza_error(error)
 
 
-SERVER_REFUSALS = (400, 414, 431)
+SERVER_REFUSALS = (400, 414, 417, 431, 501)
 """What the server answers itself, before the app sees the request (api/worker.py), on any
-operation: a request that is not HTTP, a URL or headers over the server's limits."""
+operation: a request that is not HTTP, a URL or headers over the server's limits, an `Expect`
+it cannot meet, a transfer coding other than chunked."""
 
 
 def documented(blueprint: Any, *codes: int, store: bool = True) -> Any:
@@ -241,6 +242,14 @@ def refuse_bodies_the_api_cannot_read() -> None:
         )
     if not (length or streamed):
         return
+    transfer = request.headers.get("Transfer-Encoding", "chunked").replace(" ", "").lower()
+    if transfer not in ("chunked", "identity"):
+        raise ApiError(
+            501,
+            "not_implemented",
+            f"Transfer-Encoding {transfer[:40]!r} is not supported: send the body as it is, "
+            "with a Content-Length or chunked.",
+        )
     coding = request.headers.get("Content-Encoding", "identity").strip().lower()
     if coding != "identity":
         raise ApiError(
@@ -250,6 +259,8 @@ def refuse_bodies_the_api_cannot_read() -> None:
             "sent).",
         )
     body = _whole_body()
+    if length is not None and len(body) < length:  # the client closed its side early
+        raise _unreadable_body(None)
     limit = request.max_content_length
     if streamed and limit is not None and len(body) >= limit:
         raise RequestEntityTooLarge()
@@ -271,6 +282,7 @@ def _whole_body() -> bytes:
 
 def _unreadable_body(cause: BaseException | None) -> ApiError:
     if isinstance(cause, BlockingIOError | TimeoutError):
+        log.warning("gave up a request body that stopped arriving (408 %s)", request.path)
         return ApiError(
             408, "request_timeout", "The request body stopped arriving; send the request again."
         )

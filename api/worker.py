@@ -199,6 +199,8 @@ SERVER_ERROR_MESSAGES = {
     400: "The request is not valid HTTP",
     414: "The request's URL is too long",
     431: "The request's headers are too large",
+    417: "The request's Expect header asks for something this server does not do",
+    501: "The request's transfer coding is not supported: send the body as it is, or chunked",
     500: "Something went wrong on our side; it has been logged.",
 }
 DETAIL_LIMIT = 200

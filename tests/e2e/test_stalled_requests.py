@@ -87,6 +87,31 @@ def test_stalled_requests_on_every_thread_hold_them_only_until_the_read_timeout(
         connection.close()
 
 
+def test_a_body_shorter_than_its_length_is_a_400_and_nothing_is_stored(server) -> None:
+    games = httpx.get(f"http://{server[0]}:{server[1]}/api/games").json()["total"]
+    with socket.create_connection(server, timeout=10 * READ_TIMEOUT) as connection:
+        connection.sendall(post_head("Content-Length: 200") + b'{"seats": ["Ana", "Ben"]}')
+        connection.shutdown(socket.SHUT_WR)  # the client is done sending: the body is cut short
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+
+    status, _, body = envelope(answer)
+    assert (status, body["code"]) == (400, "bad_request")
+    assert "ended before" in body["message"]
+    assert httpx.get(f"http://{server[0]}:{server[1]}/api/games").json()["total"] == games
+
+
+@pytest.mark.parametrize("coding", ["gzip, chunked", "deflate, chunked"])
+def test_a_transfer_coding_other_than_chunked_is_a_501(server, coding: str) -> None:
+    answer, _ = exchange(
+        server, post_head(f"Transfer-Encoding: {coding}") + b"2\r\n{}\r\n0\r\n\r\n"
+    )
+
+    status, _, body = envelope(answer)
+    assert (status, body["code"]) == (501, "not_implemented")
+
+
 @pytest.mark.parametrize(
     "chunks",
     [
