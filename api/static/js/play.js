@@ -76,11 +76,13 @@ function askForToken(problem = null) {
 
 // --- reading --------------------------------------------------------------------------------------
 
-async function readFeed() {
+/** Read the feed on from the last event seen (up to position `until`); whether any came. */
+async function readFeed(until = Infinity) {
   let more = true;
   let fresh = false;
-  while (more) {
-    const page = await api(`${base}/events`, { token: state.token, query: { after: state.seen, limit: 200 } });
+  while (more && state.seen < until) {
+    const limit = Math.min(200, until - state.seen);
+    const page = await api(`${base}/events`, { token: state.token, query: { after: state.seen, limit } });
     for (const item of page.items) {
       state.log.push({ position: item.position, text: item.summary });
       state.seen = item.position;
@@ -112,6 +114,8 @@ async function send(command) {
   try {
     const result = await api(`${base}/commands`, { method: "POST", token: state.token, body: command });
     state.view = result.view;
+    const first = result.events.length ? result.events[0].position : result.version + 1;
+    await readFeed(first - 1); // what other seats did since the last poll, before this command
     for (const item of result.events) state.log.push({ position: item.position, text: item.summary });
     state.seen = Math.max(state.seen, result.version);
     state.message = null;
@@ -124,9 +128,16 @@ async function send(command) {
   render();
 }
 
+/** The cards a command gives, saying where each comes from: two Accept buttons for the same
+ * beans may give different cards (hand positions, or a face-up card instead of a hand card). */
 function cardsGiven(command, view) {
   const hand = view.seats[state.seat].hand ?? [];
-  return [...(command.hand ?? []).map((position) => hand[position]), ...(command.revealed ?? []), ...(command.trade_area ?? [])];
+  const parts = [
+    ...(command.hand ?? []).map((position) => `${label(hand[position])} (hand card ${position + 1})`),
+    ...(command.revealed ?? []).map((bean) => `${label(bean)} (face up)`),
+    ...(command.trade_area ?? []).map((bean) => `${label(bean)} (trade area)`),
+  ];
+  return parts.length ? parts.join(", ") : "nothing";
 }
 
 /** A legal command in words. */
@@ -152,7 +163,7 @@ function commandText(command, view) {
       return "End trading";
     case "accept": {
       const open = offer(command.offer);
-      return `Accept #${command.offer}: give ${beansText(cardsGiven(command, view))}, get ${beansText(open?.gives ?? [])}`;
+      return `Accept #${command.offer}: give ${cardsGiven(command, view)}, get ${beansText(open?.gives ?? [])}`;
     }
     case "decline":
       return `Decline #${command.offer}`;
@@ -369,4 +380,6 @@ async function start() {
   main.dataset.ready = "true";
 }
 
+// A seat's link pasted into this tab changes only the fragment: start again with its token.
+window.addEventListener("hashchange", () => window.location.reload());
 start().catch((error) => fill(app, errorView(error)));
