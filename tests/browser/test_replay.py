@@ -139,13 +139,23 @@ def test_a_seats_perspective_shows_its_own_hand_and_no_hidden_card(
     assert page.locator(".pile-order").count() == 0
 
 
-def test_the_auditor_perspective_is_refused_while_the_game_is_running(
+def test_the_auditor_perspective_is_not_offered_while_the_game_is_running(
     pages: Pages, site: Site
 ) -> None:
     running = site.new_game()
     page = pages.open(f"/games/{running.id}/replay?step=2")
 
-    page.select_option("#perspective", "auditor")
+    auditor = page.locator('#perspective option[value="auditor"]')
+
+    assert auditor.is_disabled()
+    assert "once the game is over" in auditor.inner_text()
+
+
+def test_a_link_to_the_auditor_perspective_of_a_running_game_is_refused(
+    pages: Pages, site: Site
+) -> None:
+    running = site.new_game()
+    page = pages.open(f"/games/{running.id}/replay?step=2&perspective=auditor")
 
     refusal = page.wait_for_selector("#message .refusal")
     assert "once the game is over" in refusal.inner_text()

@@ -10,7 +10,7 @@ const HEIGHT = 220;
 const MARGIN = { left: 34, right: 96, top: 12, bottom: 30 };
 
 /** The chart element; `position` marks the step shown, `onPick(position)` follows a click. */
-export function coinChart(timeline, { position = null, onPick = null } = {}) {
+export function coinChart(timeline, { position = null, onPick = null, over = false } = {}) {
   const points = timeline.points;
   if (!points.length) return h("p", { class: "muted" }, "No turns yet.");
   const known = points.flatMap((point) => point.coins.filter((coins) => coins !== null));
@@ -62,7 +62,7 @@ export function coinChart(timeline, { position = null, onPick = null } = {}) {
       ),
     ),
     xTicks.map(({ point, index }) =>
-      s("text", { x: x(index), y: HEIGHT - MARGIN.bottom + 16, "text-anchor": "middle", class: "tick" }, String(point.turn)),
+      s("text", { x: x(index), y: HEIGHT - MARGIN.bottom + 16, "text-anchor": "middle", class: "tick" }, index === points.length - 1 ? (over ? "end" : "now") : String(point.turn)),
     ),
     s("text", { x: MARGIN.left + plotWidth / 2, y: HEIGHT - 2, "text-anchor": "middle", class: "axis-title" }, "turn"),
     current !== null

@@ -6,7 +6,7 @@ import { ApiError, api, errorView } from "./api.js";
 import { loadBeans } from "./beans.js";
 import { coinChart } from "./chart.js";
 import { fill, h, plural, say, typing } from "./dom.js";
-import { renderTable } from "./table.js";
+import { PHASES, renderTable } from "./table.js";
 import { adoptToken, perspectiveKey, storedTokens, takeFragmentToken } from "./tokens.js";
 
 const main = document.querySelector("main");
@@ -217,7 +217,18 @@ function build() {
 function fillPerspectives() {
   const keys = ["public", "auditor", ...Object.keys(storedTokens(gameId)).sort()];
   if (!keys.includes(state.perspective)) keys.push(state.perspective);
-  fill(ui.perspective, keys.map((key) => h("option", { value: key, selected: key === state.perspective }, perspectiveName(key))));
+  // Every card is shown once the game is over: before, the auditor is listed but not offered.
+  const closed = (key) => key === "auditor" && !state.over;
+  fill(
+    ui.perspective,
+    keys.map((key) =>
+      h(
+        "option",
+        { value: key, selected: key === state.perspective, disabled: closed(key) && key !== state.perspective },
+        closed(key) ? `${perspectiveName(key)}, once the game is over` : perspectiveName(key),
+      ),
+    ),
+  );
 }
 
 // --- stepping -----------------------------------------------------------------------------------
@@ -284,7 +295,7 @@ async function show() {
   if (request !== state.request) return;
   const step = answer.step;
   const actor = step.actor === null ? "" : ` · ${state.summary.seats[step.actor]}'s move`;
-  ui.heading.textContent = `Step ${step.position}: ${step.phase}${actor} · seen by ${perspectiveName(perspective)}`;
+  ui.heading.textContent = `Step ${step.position}: ${PHASES[step.phase] ?? step.phase}${actor} · seen by ${perspectiveName(perspective)}`;
   ui.summary.textContent = answer.summary;
   fill(ui.table, renderTable(answer.view, { changes: answer.changes }));
   showNotes(answer.notes);
@@ -400,7 +411,7 @@ async function loadTimeline() {
 
 function drawChart() {
   if (!state.timeline) return;
-  fill(ui.chart, coinChart(state.timeline, { position: state.position, onPick: (position) => go(position) }));
+  fill(ui.chart, coinChart(state.timeline, { position: state.position, onPick: (position) => go(position), over: state.over }));
 }
 
 async function loadNoteIndex() {
