@@ -52,3 +52,24 @@ def test_the_index_shows_more_games_a_page_at_a_time(pages: Pages, site: Site) -
     assert page.locator("#games tbody tr").count() == 2
     assert page.get_by_role("button", name="More games").count() == 0
     assert "Showing 2 of 2 games." in page.inner_text("#games")
+
+
+def test_a_copy_of_a_game_links_to_the_game_it_copies(pages: Pages, site: Site) -> None:
+    listed = site.get("/api/games")["games"]
+    finished = next(game for game in listed if game["game_id"] == site.finished.id)
+    copy = {**finished, "game_id": str(uuid.UUID(int=3)), "duplicate_of": site.finished.id}
+    page = pages.open("/")
+    page.route(
+        re.compile(r"/api/games(\?.*)?$"),
+        lambda route: route.fulfill(
+            status=200,
+            content_type="application/json",
+            body=json.dumps({"games": [copy], "total": 1, "next_offset": None}),
+        ),
+    )
+    pages.goto(page, "/")
+
+    row = page.locator(f"tr[data-game='{copy['game_id']}']")
+    assert "a copy of game" in row.inner_text()
+    original = row.get_by_role("link", name=f"game {site.finished.id[:8]}")
+    assert original.get_attribute("href") == f"/games/{site.finished.id}/replay"

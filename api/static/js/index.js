@@ -32,7 +32,14 @@ function row(game) {
     { "data-game": game.game_id },
     h("td", {}, new Date(game.started_at).toLocaleString()),
     h("td", {}, game.seats.join(", ")),
-    h("td", {}, `${game.ruleset} · ${game.mode}${game.sandbox ? " · sandbox (a fork)" : ""}`),
+    h(
+      "td",
+      {},
+      `${game.ruleset} · ${game.mode}${game.sandbox ? " · sandbox (a fork)" : ""}`,
+      game.duplicate_of
+        ? [" · a copy of ", h("a", { href: `/games/${game.duplicate_of}/replay` }, `game ${game.duplicate_of.slice(0, 8)}`)]
+        : null,
+    ),
     h(
       "td",
       {},
