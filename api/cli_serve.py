@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import random
 from typing import Any
+from uuid import UUID
 
 import click
 from flask import Flask
@@ -23,12 +24,12 @@ def create_demo(app: Flask) -> dict[str, Any]:
     """On an empty store: one finished bot game to replay and one new game to play."""
     services = app.extensions["bohnanza"].get()
     client = app.test_client()
-    finished = services.app.start_game(DEMO_SEATS, seed=2026)
+    finished = client.post("/api/games", json={"seats": DEMO_SEATS, "seed": 2026}).get_json()
     table = Table([BOTS["greedy"]() for _ in DEMO_SEATS], random.Random(2026))
-    play_stored(services.app, finished.game_id, table)
+    play_stored(services.app, UUID(finished["game_id"]), table)
     services.catch_up()
     created = client.post("/api/games", json={"seats": DEMO_SEATS[:3], "seed": 7}).get_json()
-    return {"finished": finished.game_id, "new": created}
+    return {"finished": finished, "new": created}
 
 
 @click.command()
@@ -57,8 +58,15 @@ def serve(
         demo = create_demo(app)
         new = demo["new"]
         click.echo("Created two demo games on this empty store:")
-        click.echo(f"  a finished 4-player game: {base}/api/games/{demo['finished']}")
-        click.echo(f"    replay it:              {base}/games/{demo['finished']}/replay")
+        finished = demo["finished"]
+        replay = f"{base}/games/{finished['game_id']}/replay"
+        click.echo(f"  a finished 4-player game: {base}/api/games/{finished['game_id']}")
+        click.echo(f"    replay it:              {replay}")
+        click.echo("    or as a seat saw it (the token stays in the link's #fragment):")
+        for seat in finished["seats"]:
+            click.echo(
+                f"      {seat['name']:<5} {replay}?perspective=seat-{seat['seat']}#token={seat['token']}"
+            )
         click.echo(f"  a new 3-player game:      {base}/api/games/{new['game_id']}")
         for seat in new["seats"]:
             click.echo(f"    {seat['name']:<5} token {seat['token']}")
