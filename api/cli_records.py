@@ -107,7 +107,10 @@ def export_command(
     if output is None:
         click.echo(text, nl=False)
         return
-    Path(output).write_text(text, encoding="utf-8")
+    try:
+        Path(output).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise click.FileError(output, error.strerror or str(error)) from None
     click.echo(f"Exported game {game_id} to {output} ({len(document['commands'])} commands)")
 
 

@@ -61,3 +61,11 @@ def test_an_exported_note_comes_back_with_an_import(run, game, tmp_path):
 
     assert "1 annotations stored with it" in imported.output
     assert "step    4 !  host [public]: keep the Chili" in run("notes", new_game).output
+
+
+def test_an_export_to_a_folder_that_does_not_exist_is_an_error_not_a_traceback(run, game, tmp_path):
+    result = run("export", game, "-o", str(tmp_path / "no-such-folder" / "record.json"))
+
+    assert result.exit_code == 1
+    assert "Could not open file" in result.output
+    assert "Traceback" not in result.output
