@@ -490,3 +490,9 @@ def test_the_interactive_docs_are_served_without_a_cdn(client: FlaskClient) -> N
     assert b"/docs/static/swagger-ui-bundle.js" in page.data
     assert b"/openapi.json" in page.data
     assert script.status_code == 200
+
+
+def test_the_interactive_docs_fit_a_phone_screen(client: FlaskClient) -> None:
+    page = client.get("/docs").get_data(as_text=True)
+
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page
