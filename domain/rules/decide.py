@@ -511,7 +511,9 @@ def _trade_phase(s: GameState, seat: int, doing: str) -> None:
         raise RuleViolation("11.1", "there is no trading or donating in the bean duel")
     if s.phase is not Phase.TRADE:
         raise RuleViolation(
-            "5.2", f"{s.name(seat)} cannot {doing}: trading happens in phase 2, after the reveal"
+            "5.2",
+            f"{s.name(seat)} cannot {doing}: trading happens in phase 2, after the reveal; "
+            f"the turn is at {s.phase_text}",
         )
 
 

@@ -76,7 +76,7 @@ def test_nobody_trades_before_the_reveal():
 
     assert rejection(state, Offer(1, 0, hand=(0,))) == (
         "RULES §5.2 (phase 2: reveal and trade): Ben cannot offer a trade: trading happens in "
-        "phase 2, after the reveal"
+        "phase 2, after the reveal; the turn is at phase 1, planting from the hand"
     )
 
 
