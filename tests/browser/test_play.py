@@ -100,3 +100,25 @@ def test_the_live_table_fits_a_phone_screen(pages: Pages, site: Site) -> None:
 
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     screenshot(page, "live-table-390x844", full_page=False)
+
+
+def test_what_another_seat_did_just_before_this_seat_s_command_is_in_its_log(
+    pages: Pages, site: Site
+) -> None:
+    game = site.new_game()
+    commands = f"/api/games/{game.id}/commands"
+    for command in ({"type": "plant", "field": 0}, {"type": "reveal"}):
+        assert site.client.post(commands, json=command, headers=game.seat(0)).status_code == 200
+    anas = table_of(pages, game, 0)
+
+    def ben_offers_first(route: Any) -> None:  # stored after Ana's last poll, before her command
+        donation = {"type": "offer", "to": 0, "hand": [0], "wants": []}
+        assert site.client.post(commands, json=donation, headers=game.seat(1)).status_code == 200
+        route.continue_()
+
+    anas.route("**/commands", ben_offers_first)
+    act(anas, "end-trading")
+
+    log = anas.inner_text("#log")  # newest first
+    assert "Ben offers Ana 1 Stink for nothing" in log
+    assert log.index("Ana ends trading") < log.index("Ben offers Ana") < log.index("Ana reveals")
