@@ -223,6 +223,10 @@ def refuse_bodies_the_api_cannot_read() -> None:
     """Before an API request with a body:
     - 415 unless the body is JSON. Without this, a body sent as text or as a form would go
       unread, and the client would get a 422 for fields it did send.
+    - 501 for a transfer coding other than chunked, 415 for a compressed body: neither is
+      decoded, so the app would read bytes that are not the JSON sent.
+    - The body is read whole now (`_whole_body`): 400 if it breaks off or is shorter than its
+      Content-Length (nothing is stored from half a body), 408 if it stops arriving.
     - 413 for a body sent without a Content-Length (chunked) that reaches the size limit.
       Werkzeug refuses such a body only when it is read past the limit, and reading it whole
       stops at the limit, so the app would see the first 64 KB of a larger body and answer 400
