@@ -78,11 +78,10 @@ class GameViews:
         entry = self._entry(game_id)
         with entry.lock:
             self._refresh(game_id, entry)
-            seen, fold = entry.views.get(viewer, (0, ViewFold(viewer)))
-            fold.apply_all(recorded.fact for recorded in entry.facts[seen:])
-            entry.views[viewer] = (len(entry.facts), fold)
-            assert fold.state is not None
-            return fold.state, len(entry.facts)
+            version = len(entry.facts)
+            view = self._folded_to(entry, viewer, version)
+        assert view is not None  # the kept fold is never past the facts held
+        return view, version
 
     def view_at(self, game_id: UUID, viewer: Viewer, version: int) -> GameState:
         """The viewer's view at `version` exactly (a command's answer shows the game as that
@@ -91,13 +90,18 @@ class GameViews:
         with entry.lock:
             if len(entry.facts) < version:
                 self._refresh(game_id, entry)
-            seen, fold = entry.views.get(viewer) or (0, ViewFold(viewer))
-            if seen <= version:
-                fold.apply_all(recorded.fact for recorded in entry.facts[seen:version])
-                entry.views[viewer] = (version, fold)
-                assert fold.state is not None
-                return fold.state
-        return self.replay(game_id).view_at(version, viewer)
+            view = self._folded_to(entry, viewer, version)
+        return view if view is not None else self.replay(game_id).view_at(version, viewer)
+
+    @staticmethod
+    def _folded_to(entry: _Game, viewer: Viewer, version: int) -> GameState | None:
+        """The viewer's kept fold brought on to `version`; None if it is past it already."""
+        seen, fold = entry.views.get(viewer) or (0, ViewFold(viewer))
+        if seen > version:
+            return None
+        fold.apply_all(recorded.fact for recorded in entry.facts[seen:version])
+        entry.views[viewer] = (version, fold)
+        return fold.state
 
     def record(self, game_id: UUID, outcome: Outcome) -> None:
         """Add the facts a command just stored, sparing a trip to the store, if this process
