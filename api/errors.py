@@ -15,6 +15,7 @@ from flask import Flask, Response, jsonify, request
 from gunicorn.http.errors import NoMoreData, ParseException
 from sqlalchemy import exc as sql_errors
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
+from werkzeug.exceptions import NotFound as NoSuchPath
 
 from domain.rules.errors import (
     BohnanzaError,
@@ -65,6 +66,11 @@ SCHEMA_MISMATCH = "The request does not match the schema; see errors for each fi
 def query_error(field: str, message: str) -> ApiError:
     """A 422 for a query parameter the schema accepts but the request cannot have."""
     return ApiError(422, "validation_error", SCHEMA_MISMATCH, errors={"query": {field: [message]}})
+
+
+def bad_header(name: str, message: str) -> ApiError:
+    """A 400 for a request header the request cannot have, named under `errors.headers`."""
+    return ApiError(400, "bad_request", message, errors={"headers": {name: [message]}})
 
 
 def unauthorized(message: str) -> ApiError:
@@ -219,6 +225,19 @@ def documented(blueprint: Any, *codes: int, store: bool = True) -> Any:
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
+def refuse_requests_http_does_not_allow() -> None:
+    """Before any request:
+    - 400 for an HTTP/1.1 request without a Host header, as RFC 9112 §3.2 requires of a server
+      (gunicorn passes such a request on).
+    - 404 for a path that starts with `//`. Werkzeug reads `//api/health` as `/api/health`; like
+      a `//` further in (`url_map.merge_slashes` is off), it names no resource here."""
+    environ = request.environ
+    if environ.get("SERVER_PROTOCOL") == "HTTP/1.1" and "HTTP_HOST" not in environ:
+        raise bad_header("Host", "An HTTP/1.1 request must send a Host header (RFC 9112 §3.2).")
+    if environ.get("PATH_INFO", "").startswith("//"):
+        raise NoSuchPath()
+
+
 def refuse_bodies_the_api_cannot_read() -> None:
     """Before an API request with a body:
     - 415 unless the body is JSON. Without this, a body sent as text or as a form would go
@@ -298,6 +317,7 @@ def _unreadable_body(cause: BaseException | None) -> ApiError:
 
 def register(app: Flask) -> None:
     """Install the envelope for every error the app can raise."""
+    app.before_request(refuse_requests_http_does_not_allow)
     app.before_request(refuse_bodies_the_api_cannot_read)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(BohnanzaError, _bohnanza_error)

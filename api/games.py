@@ -35,7 +35,15 @@ from projections.views import (
 
 from . import schemas
 from .blueprint import Blueprint
-from .errors import ApiError, documented, error_response, forbidden, query_error, unauthorized
+from .errors import (
+    ApiError,
+    bad_header,
+    documented,
+    error_response,
+    forbidden,
+    query_error,
+    unauthorized,
+)
 from .openapi import game_links
 from .security import HOST, Caller, IssuedTokens
 from .services import Services
@@ -49,9 +57,14 @@ blp = Blueprint(
 
 ERRORS = (400, 401, 403, 404, 408, 409, 412, 413, 415, 422)
 BEARER = re.compile(r"Bearer\s+(\S+)\Z", re.IGNORECASE)
-VERSION_TAG = re.compile(r'(?:(?:W/)?"(\d{1,12})"|(\d{1,12}))\Z')
-IDEMPOTENCY_KEY = re.compile(r"[!-~]{1,128}\Z")
-"""1 to 128 visible ASCII characters (a UUID, say)."""
+VERSION = r"0|[1-9][0-9]{0,11}"
+VERSION_TAG = re.compile(rf'(?:(?:W/)?"({VERSION})"|({VERSION}))\Z')
+"""`"12"`, `W/"12"` or `12`: ASCII digits without leading zeros, so that one version has one
+spelling (`"06"` is no version, as it is no step or note number in a URL)."""
+IDEMPOTENCY_KEY = re.compile(r"[!-+\--~]{1,128}\Z")
+"""1 to 128 visible ASCII characters but the comma (a UUID, say). A server joins two
+Idempotency-Key headers into one value with a comma; without the comma, that value is no key
+and such a request is refused rather than taken for a third key."""
 READ_MODEL_WAIT_SECONDS = 5.0
 SEAT_TOKEN = [{"bearer": []}]
 """OpenAPI security: a seat's (or the host's) token is required."""
@@ -322,17 +335,13 @@ def _expected_version(body: dict[str, Any]) -> int | None:
         return from_body
     match = VERSION_TAG.match(header.strip())
     if match is None:
-        raise _bad_header("If-Match", 'If-Match must be a game version, e.g. "12"')
+        raise bad_header("If-Match", 'If-Match must be a game version, e.g. "12"')
     version = int(match.group(1) or match.group(2))
     if from_body is not None and from_body != version:
         raise ApiError(
             400, "bad_request", "If-Match and expected_version disagree; send one of them"
         )
     return version
-
-
-def _bad_header(name: str, message: str) -> ApiError:
-    return ApiError(400, "bad_request", message, errors={"headers": {name: [message]}})
 
 
 def _authorize_host(state: GameState, body: dict[str, Any]) -> None:
@@ -382,8 +391,9 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
     expected = _expected_version(body)
     key = request.headers.get("Idempotency-Key")
     if key is not None and not IDEMPOTENCY_KEY.match(key):
-        raise _bad_header(
-            "Idempotency-Key", "Idempotency-Key must be 1 to 128 visible ASCII characters"
+        raise bad_header(
+            "Idempotency-Key",
+            "Idempotency-Key must be one key: 1 to 128 visible ASCII characters, no comma",
         )
     if caller.role != HOST:  # a seat's own seat, named or not, is the same command
         body.setdefault("seat", caller.seat)

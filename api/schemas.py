@@ -138,7 +138,10 @@ COMMAND_HEADERS = [
         "required": False,
         "description": 'The game version the command is based on, e.g. "12"; 412 if the game '
         'has moved on ("*": any version, as without the header).',
-        "schema": {"type": "string", "pattern": '^(\\*|(W/)?"[0-9]{1,12}"|[0-9]{1,12})$'},
+        "schema": {
+            "type": "string",
+            "pattern": '^(\\*|(W/)?"(0|[1-9][0-9]{0,11})"|0|[1-9][0-9]{0,11})$',
+        },
     },
     {
         "in": "header",
@@ -149,8 +152,10 @@ COMMAND_HEADERS = [
         "body or another expected version (`If-Match` or `expected_version`) is refused (422), and while the first request runs, 409 (`idempotency_key_in_flight`). "
         "The key is stored with the command's events, so even a retry after the server stopped "
         "mid-request stores the command at most once: after 30 seconds unanswered, the retry "
-        "gets the answer rebuilt from what was stored, or the command runs then.",
-        "schema": {"type": "string", "pattern": "^[!-~]{1,128}$"},
+        "gets the answer rebuilt from what was stored, or the command runs then. "
+        "A key is 1 to 128 visible ASCII characters other than the comma (a UUID, say); send "
+        "one Idempotency-Key header only.",
+        "schema": {"type": "string", "pattern": "^[!-+\\--~]{1,128}$"},
     },
 ]
 """Request headers of a command (read by the view itself, documented here)."""

@@ -6,12 +6,14 @@ from __future__ import annotations
 import gzip
 import logging
 import uuid
+from typing import Any
 
 import pytest
 from eventsourcing.persistence import OperationalError
 from flask import Flask
 from flask.testing import FlaskClient
 from marshmallow import fields
+from werkzeug.test import EnvironBuilder
 
 from api import games as games_module
 from api.app import MAX_BODY_BYTES
@@ -308,8 +310,13 @@ def test_a_stale_expected_version_in_the_body_is_a_412(
     assert_envelope(response, 412, "precondition_failed")
 
 
-def test_an_if_match_that_is_no_version_is_a_400(client: FlaskClient, game: CreatedGame) -> None:
-    response = command(client, game, game.seat(0, If_Match='"abc"'), type="plant", field=0)
+@pytest.mark.parametrize("tag", ['"abc"', '"3', '"03"', "03", '"\uff13"', '"+3"'], ids=repr)
+def test_an_if_match_that_is_no_version_is_a_400(
+    client: FlaskClient, game: CreatedGame, tag: str
+) -> None:
+    headers = game.seat(0, If_Match=tag.encode().decode("latin-1"))
+
+    response = command(client, game, headers, type="plant", field=0)
 
     assert_envelope(response, 400, "bad_request")
 
@@ -437,6 +444,45 @@ def test_a_path_with_a_doubled_slash_is_a_404_envelope(
     client: FlaskClient, game: CreatedGame
 ) -> None:
     assert_envelope(client.get(game.url.replace("/games/", "/games//")), 404, "not_found")
+
+
+@pytest.mark.parametrize("path", ["//api/health", "//docs", "///api/games"])
+def test_a_path_that_starts_with_a_doubled_slash_is_a_404_envelope(
+    client: FlaskClient, path: str
+) -> None:
+    response = client.get("/", environ_overrides={"PATH_INFO": path})
+
+    assert_envelope(response, 404, "not_found")
+
+
+class WithoutHost(EnvironBuilder):
+    """A request as sent without a Host header (the test client always adds one)."""
+
+    def __init__(self, path: str, protocol: str = "HTTP/1.1") -> None:
+        super().__init__(path)
+        self.protocol = protocol
+
+    def get_environ(self) -> dict[str, Any]:
+        environ = super().get_environ()
+        del environ["HTTP_HOST"]
+        environ["SERVER_PROTOCOL"] = self.protocol
+        return environ
+
+
+def test_an_http_1_1_request_without_a_host_header_is_a_400_naming_it(
+    client: FlaskClient,
+) -> None:
+    response = client.open(WithoutHost("/api/health"))
+
+    body = assert_envelope(response, 400, "bad_request")
+    assert list(body["errors"]["headers"]) == ["Host"]
+    assert "RFC 9112" in body["message"]
+
+
+def test_an_http_1_0_request_without_a_host_header_is_answered(client: FlaskClient) -> None:
+    response = client.open(WithoutHost("/api/health", protocol="HTTP/1.0"))
+
+    assert response.status_code == 200
 
 
 @pytest.mark.parametrize("header", ["If-Match", "Idempotency-Key"])

@@ -248,8 +248,8 @@ def test_a_request_that_failed_unexpectedly_releases_its_key(
     assert stored_events(web, game) == 3
 
 
-@pytest.mark.parametrize("key", ["", "x" * 129, "with space", "caf\u00e9"])
-def test_an_idempotency_key_that_is_not_1_to_128_visible_ascii_characters_is_a_400(
+@pytest.mark.parametrize("key", ["", "x" * 129, "with space", "caf\u00e9", "a,b"])
+def test_an_idempotency_key_that_is_not_1_to_128_visible_ascii_characters_but_the_comma_is_a_400(
     client: FlaskClient, game: CreatedGame, key: str
 ) -> None:
     headers = {**game.seat(0), "Idempotency-Key": key.encode().decode("latin-1")}
@@ -257,6 +257,20 @@ def test_an_idempotency_key_that_is_not_1_to_128_visible_ascii_characters_is_a_4
     response = command(client, game, headers, type="plant", field=0)
 
     assert_envelope(response, 400, "bad_request")
+
+
+def test_two_idempotency_keys_on_one_command_are_a_400_and_store_nothing(
+    client: FlaskClient, web: Flask, game: CreatedGame
+) -> None:
+    headers = [*game.seat(0).items(), ("Idempotency-Key", "first"), ("Idempotency-Key", "second")]
+
+    response = client.post(
+        f"{game.url}/commands", json={"type": "plant", "field": 0}, headers=headers
+    )
+
+    body = assert_envelope(response, 400, "bad_request")
+    assert list(body["errors"]["headers"]) == ["Idempotency-Key"]
+    assert stored_events(web, game) == 2
 
 
 def test_concurrent_retries_with_one_key_store_one_command(
