@@ -14,6 +14,7 @@ from domain.rules.errors import BohnanzaError, NotFound
 from domain.rules.evolve import fold
 from domain.rules.notation import describe, draw_table
 from domain.rules.rulesets import DEFAULT_PRESET, OPTIONS, PRESETS, resolve_ruleset
+from projections.queries import games as read_games
 from projections.runner import Projector
 
 from .cli_analysis import COMMANDS as ANALYSIS_COMMANDS
@@ -119,9 +120,12 @@ def play(
 @main.command()
 @click.pass_context
 def games(ctx: click.Context) -> None:
-    """List stored games, oldest first."""
-    with open_store(ctx) as app:
+    """List stored games, oldest first; copies and what-if forks are marked, as neither counts
+    in the leaderboard (the read models are caught up first, to tell them)."""
+    with open_store(ctx) as app, Projector.for_url(app, ctx.obj.database_url) as projector:
         summaries = app.games()
+        projector.catch_up()
+        records = {record.game_id: record for record in read_games(projector.engine)}
     if not summaries:
         click.echo("No games stored yet. Try: bohnanza play --players Ana,Ben,Cleo")
         return
@@ -131,6 +135,11 @@ def games(ctx: click.Context) -> None:
             status = f"ended, {winners} won ({'-'.join(map(str, summary.scores))})"
         else:
             status = "in progress"
+        record = records.get(summary.game_id)
+        if record is not None and record.duplicate_of is not None:
+            status += f"; a copy of {record.duplicate_of}"
+        elif record is not None and record.sandbox:
+            status += "; a what-if fork"
         click.echo(
             f"{summary.game_id}  {summary.started_at:%Y-%m-%d %H:%M}  {summary.preset:<10} "
             f"{summary.mode:<8} {', '.join(summary.seats)} — {status}"

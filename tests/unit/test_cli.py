@@ -37,6 +37,18 @@ def test_games_lists_stored_games_with_their_results(run):
     assert "won" in result.output
 
 
+def test_games_marks_a_copy_of_an_earlier_game_with_the_same_facts(run):
+    first = run("play", "--players", "Ana,Ben", "--seed", "3", "--quiet")
+    run("play", "--players", "Ana,Ben", "--seed", "3", "--quiet")
+
+    lines = run("games").output.splitlines()
+
+    original = first.output.split()[1]
+    assert len(lines) == 2
+    assert "copy" not in lines[0]
+    assert lines[1].endswith(f"; a copy of {original}")
+
+
 def test_show_prints_the_table_and_the_event_log_by_id_prefix(run):
     played = run(
         "play", "--players", "Ana,Ben,Cleo", "--ruleset", "amigo", "--seed", "5", "--quiet"

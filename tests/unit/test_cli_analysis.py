@@ -51,6 +51,15 @@ def test_a_fork_is_made_from_a_step_and_compared_with_its_parent(run, game):
     assert "no outcome yet: a game is still being played" in compared.output
 
 
+def test_games_marks_a_fork(run, game):
+    fork_id = run("fork", game, "--step", "120").output.split()[1]
+
+    listed = {line.split()[0]: line for line in run("games").output.splitlines()}
+
+    assert listed[fork_id].endswith("in progress; a what-if fork")
+    assert "fork" not in listed[game]
+
+
 def test_an_exported_note_comes_back_with_an_import(run, game, tmp_path):
     run("note", game, "--step", "4", "--text", "keep the Chili", "--glyph", "!")
     record = tmp_path / "game.json"
