@@ -698,18 +698,21 @@ def _deal(d: _Decision, c: cmd.Deal) -> None:
         raise MalformedCommand(
             f"deal needs {rules.players} hands, one per seat, not {len(c.hands)}"
         )
-    taken: Counter[str] = Counter()
     for seat, hand in enumerate(c.hands):
         size = rules.deal[(seat - s.start_seat) % rules.players]
         if len(hand) != size:
             raise RuleViolation("3.4", f"{s.name(seat)} is dealt {size} cards, not {len(hand)}")
-        for bean in hand:
-            short = pile_shortfall(s, bean, taken)
-            if short is not None:
-                raise RuleViolation(
-                    "4.4", f"{s.name(seat)} cannot be dealt a {label(bean)}: {short}"
-                )
-            taken[bean] += 1
+    # The cards in the order a dealer hands them out, so that the card named as one too many is
+    # the first one dealt that could not be there.
+    taken: Counter[str] = Counter()
+    given = [0] * rules.players
+    for seat in deal_order(rules, s.start_seat):
+        bean = c.hands[seat][given[seat]]
+        given[seat] += 1
+        short = pile_shortfall(s, bean, taken)
+        if short is not None:
+            raise RuleViolation("4.4", f"{s.name(seat)} cannot be dealt a {label(bean)}: {short}")
+        taken[bean] += 1
     d.emit(ev.CardsDealt([list(hand) for hand in c.hands]))
 
 

@@ -254,13 +254,25 @@ def test_a_bean_type_not_in_play_cannot_be_dealt(preset, players, absent):
     )
 
 
-def test_no_more_cards_of_a_type_can_be_dealt_than_the_deck_holds():
-    state, _ = start(4, mode="tabletop")
-    hands = (("cocoa",) * 4 + ("red",), ("cocoa",) + ("red",) * 4, ("blue",) * 5, ("blue",) * 5)
+@pytest.mark.parametrize(
+    ("start_seat", "refused"),
+    [(0, "Ana"), (1, "Ben")],
+    ids=["Ana-deals-first", "Ben-deals-first"],
+)
+def test_the_card_one_too_many_is_the_first_such_card_in_deal_order(start_seat, refused):
+    # 4 Cocoa exist; Ana's first three cards are Cocoa, and so are Ben's. Dealt one at a time
+    # from the start seat (RULES §3.4), the fifth Cocoa dealt is the one refused.
+    state, _ = start(4, mode="tabletop", start_seat=start_seat)
+    hands = (
+        ("cocoa", "cocoa", "cocoa", "red", "red"),
+        ("cocoa", "cocoa", "cocoa", "red", "red"),
+        ("blue",) * 5,
+        ("blue",) * 5,
+    )
 
     assert rejection(state, Deal(hands)) == (
-        "RULES §4.4 (every card exists once): Ben cannot be dealt a Cocoa: no Cocoa can be in "
-        "the draw pile: all 4 Cocoa cards are accounted for elsewhere"
+        f"RULES §4.4 (every card exists once): {refused} cannot be dealt a Cocoa: no Cocoa can "
+        "be in the draw pile: all 4 Cocoa cards are accounted for elsewhere"
     )
 
 
