@@ -174,6 +174,7 @@ def _summary(game_id: UUID) -> dict[str, Any]:
         "start_seat": state.start_seat,
         "status": "ended" if state.is_over else "in-progress",
         "phase": str(state.phase),
+        "phase_text": state.phase_text,
         "turn": state.turn,
         "active_seat": state.active,
         "version": version,

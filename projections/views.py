@@ -201,6 +201,7 @@ def render(view: GameState, viewer: Viewer) -> dict[str, Any]:
         "players": rules.players,
         "mode": view.mode,
         "phase": str(view.phase),
+        "phase_text": view.phase_text,
         "turn": view.turn,
         "active_seat": view.active,
         "start_seat": view.start_seat,

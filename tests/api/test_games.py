@@ -205,6 +205,26 @@ def test_a_seat_sees_its_own_hand_in_order_and_its_legal_commands(
     assert view["version"] == 2
 
 
+@pytest.mark.parametrize(
+    ("seats", "phase_text"),
+    [
+        (["Ana", "Ben", "Cleo"], "phase 1, planting from the hand"),
+        (["Ana", "Ben"], "step 2, planting and discarding from the hand"),  # the duel, §11.2
+    ],
+    ids=["3-players", "duel"],
+)
+def test_the_view_and_the_summary_say_where_the_turn_stands_in_the_rulebooks_words(
+    client: FlaskClient, seats: list[str], phase_text: str
+) -> None:
+    game = create_game(client, seats=seats)
+
+    view = client.get(f"{game.url}/view").get_json()
+    summary = client.get(game.url).get_json()
+
+    assert view["phase"] == summary["phase"] == "plant"
+    assert view["phase_text"] == summary["phase_text"] == phase_text
+
+
 def test_a_seat_may_name_its_own_seat_in_the_view_query(
     client: FlaskClient, game: CreatedGame
 ) -> None:

@@ -6,7 +6,7 @@
 import { api, errorView } from "./api.js";
 import { beansText, card, label, loadBeans } from "./beans.js";
 import { fill, h, plural, say, typing } from "./dom.js";
-import { PHASES, renderTable, statusText } from "./table.js";
+import { phaseText, renderTable, statusText } from "./table.js";
 import { adoptToken, fragment, gamesWithTokens, storedTokens, takeFragmentToken } from "./tokens.js";
 
 const app = document.getElementById("app");
@@ -555,7 +555,7 @@ function whatNow() {
     case "draw":
       return `Name the ${state.ruleset.draw} cards ${name(view.active_seat)} draws.`;
     default:
-      return PHASES[view.phase] ?? "";
+      return phaseText(view);
   }
 }
 

@@ -6,7 +6,7 @@ import { ApiError, api, errorView } from "./api.js";
 import { loadBeans } from "./beans.js";
 import { coinChart } from "./chart.js";
 import { fill, h, plural, say, typing } from "./dom.js";
-import { PHASES, renderTable } from "./table.js";
+import { phaseText, renderTable } from "./table.js";
 import { adoptToken, perspectiveKey, storedTokens, takeFragmentToken } from "./tokens.js";
 
 const main = document.querySelector("main");
@@ -295,7 +295,7 @@ async function show() {
   if (request !== state.request) return;
   const step = answer.step;
   const actor = step.actor === null ? "" : ` · ${state.summary.seats[step.actor]}'s move`;
-  ui.heading.textContent = `Step ${step.position}: ${PHASES[step.phase] ?? step.phase}${actor} · seen by ${perspectiveName(perspective)}`;
+  ui.heading.textContent = `Step ${step.position}: ${phaseText(answer.view)}${actor} · seen by ${perspectiveName(perspective)}`;
   ui.summary.textContent = answer.summary;
   fill(ui.table, renderTable(answer.view, { changes: answer.changes }));
   showNotes(answer.notes);

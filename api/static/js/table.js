@@ -4,16 +4,11 @@
 import { backs, beansText, card, cardBack, coinsFor, label, meterView } from "./beans.js";
 import { h, plural } from "./dom.js";
 
-export const PHASES = {
-  deal: "Deal: the opening hands",
-  plant: "Phase 1 · plant from the hand",
-  trade: "Phase 2 · trade and donate",
-  "plant-traded": "Phase 3 · plant traded and kept cards",
-  draw: "Phase 4 · draw",
-  "resolve-offer": "Duel · plant or discard the offered cards",
-  "plant-drawn": "Duel · plant the drawn cards",
-  ended: "Game over",
-};
+/** Where the turn stands, in the rulebook's words as the API sends them: "Phase 2, trading". */
+export function phaseText(view) {
+  const text = view.phase_text;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
 
 export function names(view) {
   return view.seats.map((seat) => seat.name);
@@ -35,7 +30,7 @@ export function statusText(view) {
   if (view.phase === "ended") return resultText(view);
   const who = names(view);
   const turn = view.turn ? `Turn ${view.turn} · ` : "";
-  return `${turn}${PHASES[view.phase] ?? view.phase} · ${who[view.active_seat]} is active`;
+  return `${turn}${phaseText(view)} · ${who[view.active_seat]} is active`;
 }
 
 function fieldView(field, index, path) {
