@@ -21,7 +21,7 @@ from werkzeug.routing import IntegerConverter, Map
 
 from . import errors, games, meta, records, replays, stats
 from .encoding import OrjsonProvider
-from .openapi import OperationIds
+from .openapi import SECURITY_SCHEMES, OperationIds, refine_field_documents
 from .schemas import ErrorSchema
 from .services import Services
 from .settings import Settings
@@ -38,6 +38,10 @@ class BohnanzaApi(Api):
 
     ERROR_SCHEMA = ErrorSchema
     DEFAULT_ERROR_RESPONSE_NAME = None
+
+    def _register_pagination_header(self) -> None:
+        """No endpoint pages the flask-smorest way (the game list pages by offset): no
+        pagination header in the document."""
 
 
 class CountConverter(IntegerConverter):
@@ -147,9 +151,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                 "cite RULES.md sections. Authenticate as a seat or host with "
                 "`Authorization: Bearer <token>`."
             },
-            "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+            "components": {"securitySchemes": SECURITY_SCHEMES},
         },
     )
+    refine_field_documents(api.ma_plugin.converter)
     for blueprint in (games.blp, replays.blp, records.blp, stats.blp, meta.blp):
         api.register_blueprint(blueprint)
     app.register_blueprint(meta.assets)

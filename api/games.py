@@ -70,6 +70,11 @@ SEAT_TOKEN = [{"bearer": []}]
 """OpenAPI security: a seat's (or the host's) token is required."""
 SEAT_TOKEN_OR_NONE = [{"bearer": []}, {}]
 """OpenAPI security: a token is optional (without one, the public's view)."""
+TOKEN_AUDITOR_OR_NONE = [{"bearer": []}, {"auditor": []}, {"bearer": [], "auditor": []}, {}]
+"""OpenAPI security: a token is optional, and the server's auditor secret opens what is shown
+only after the end (every card) while the game runs."""
+AUDITOR_OR_NONE = [{"auditor": []}, {}]
+"""OpenAPI security: open once the game is over; before, the server's auditor secret opens it."""
 
 
 def services() -> Services:

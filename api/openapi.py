@@ -7,6 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from apispec import BasePlugin
+from apispec.ext.marshmallow.field_converter import FieldConverterMixin
+from marshmallow import fields
+
+from .schemas import AsSent
 
 
 class OperationIds(BasePlugin):
@@ -62,3 +66,46 @@ def game_links(status: int) -> dict[str, Any]:
         for name, (operation, description) in GAME_OPERATIONS.items()
     }
     return {"responses": {status: {"links": links}}}
+
+
+SECURITY_SCHEMES = {
+    "bearer": {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "A seat's or the host's token, as create_game (or create_fork, "
+        "import_record) answered it",
+    },
+    "auditor": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-Auditor-Token",
+        "description": "The server's auditor secret (its setting BOHNANZA_AUDITOR_TOKEN): "
+        "opens what shows every card (records, audits, forks, perspective=auditor) before a "
+        "game is over",
+    },
+}
+
+
+def refine_field_documents(converter: FieldConverterMixin) -> None:
+    """Two corrections to how apispec documents fields, for the OpenAPI 3.0 document."""
+    converter.add_attribute_function(as_sent_schema)
+    converter.add_attribute_function(null_only_beside_a_schema)
+
+
+def as_sent_schema(self: FieldConverterMixin, field: fields.Field, **kwargs: Any) -> dict:
+    """An `AsSent` field is documented as the schema component it names."""
+    if isinstance(field, AsSent):
+        return {"$ref": f"#/components/schemas/{field.documented_as}"}
+    return {}
+
+
+def null_only_beside_a_schema(
+    self: FieldConverterMixin, field: fields.Field, ret: dict, **kwargs: Any
+) -> dict:
+    """OpenAPI 3.0 has no null type, so apispec writes a nested schema that may be null as
+    `anyOf: [{type: object, nullable: true}, {$ref: …}]`, whose first branch takes any object at
+    all: the nested schema was never enforced. `enum: [null]` leaves that branch null alone."""
+    for branch in ret.get("anyOf", ()):
+        if branch == {"type": "object", "nullable": True}:
+            branch["enum"] = [None]
+    return {}

@@ -10,15 +10,20 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
+from flask import Response, jsonify
+
 from domain.rules.errors import Forbidden
 from replays import annotations, games
 from replays.record import parse_record
+from replays.record import schema as published_schema
 from replays.verify import verify
 
 from . import schemas
 from .blueprint import Blueprint
 from .errors import documented
 from .games import (
+    AUDITOR_OR_NONE,
+    TOKEN_AUDITOR_OR_NONE,
     _auditor_rights,
     caller_for,
     seat_tokens,
@@ -45,10 +50,11 @@ def _open_record(game_id: UUID) -> None:
 @blp.arguments(schemas.ExportQuerySchema, location="query")
 @blp.response(200, schemas.RecordDocumentSchema)
 @documented(blp, 401, 403, 404, 422)
+@blp.doc(security=TOKEN_AUDITOR_OR_NONE)
 def export_record(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """Export the game as a portable record.
 
-    A `bohnanza-record/1` document (its JSON Schema: replays/record.schema.json), with the notes
+    A `bohnanza-record/1` document (its JSON Schema: record_schema), with the notes
     the caller may read: their visibility decides, not their step, since the record shows every
     card (a public note on another seat's draw is in everyone's export)."""
     _open_record(game_id)
@@ -90,6 +96,17 @@ def import_record(document: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@blp.route("/records/schema.json", methods=["GET"])
+@blp.response(200, schemas.JsonSchemaSchema)
+@documented(blp, store=False)
+def record_schema() -> Response:
+    """The JSON Schema of the record format.
+
+    Draft 2020-12, of `bohnanza-record/1`: what export_record answers and what import_record and
+    verify_record accept."""
+    return jsonify(published_schema())  # as it is: no schema of ours applies to it
+
+
 @blp.route("/records/verification", methods=["POST"])
 @blp.arguments(schemas.RecordVerificationSchema)
 @blp.response(200, schemas.ReportSchema)
@@ -108,6 +125,7 @@ def verify_record(body: dict[str, Any]) -> dict[str, Any]:
 @blp.arguments(schemas.VerificationSchema)
 @blp.response(200, schemas.ReportSchema)
 @documented(blp, 400, 403, 404, 408, 413, 415, 422)
+@blp.doc(security=AUDITOR_OR_NONE)
 def verify_game(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """Check a stored game under its own ruleset, or under `ruleset` with `options`."""
     _open_record(game_id)
@@ -119,6 +137,7 @@ def verify_game(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @blp.route("/games/<uuid:game_id>/audit", methods=["GET"])
 @blp.response(200, schemas.AuditSchema)
 @documented(blp, 403, 404)
+@blp.doc(security=AUDITOR_OR_NONE)
 def audit(game_id: UUID) -> dict[str, Any]:
     """Audit a stored game: every invariant it breaks.
 

@@ -15,13 +15,14 @@ from flask import Response
 from domain.rules import events as ev
 from projections.views import HOST, SEAT, Viewer, render
 from replays import annotations, forks
-from replays.steps import Replay, Step
+from replays.steps import Replay, Step, UnknownKind
 
 from . import schemas
 from .blueprint import Blueprint
-from .errors import documented, forbidden, unauthorized
+from .errors import ApiError, documented, forbidden, unauthorized
 from .games import (
     SEAT_TOKEN_OR_NONE,
+    TOKEN_AUDITOR_OR_NONE,
     _auditor_rights,
     caller_for,
     seat_tokens,
@@ -72,11 +73,11 @@ def steps(game_id: UUID) -> dict[str, Any]:
 @blp.arguments(schemas.PerspectiveQuerySchema, location="query")
 @blp.response(200, schemas.StepDetailSchema)
 @documented(blp, 401, 403, 404, 422)
-@blp.doc(security=SEAT_TOKEN_OR_NONE)
+@blp.doc(security=TOKEN_AUDITOR_OR_NONE)
 def step_detail(query: dict[str, Any], game_id: UUID, position: int) -> dict[str, Any]:
     """One step: the table after it as the caller saw it.
 
-    Also what the step changed, and the notes on it the caller may read."""
+    Also what the step changed, and the notes on it the caller may read (see list_notes)."""
     replay, viewer = _viewer(game_id, query)
     rights = _auditor_rights()
     view = replay.view_at(position, viewer, auditor_rights=rights)
@@ -110,16 +111,21 @@ def jump(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     if "turn" in query:
         return {"position": replay.turn_start(query["turn"])}
     start = query.get("from", 0 if query["direction"] == "next" else len(replay) + 1)
-    if query["direction"] == "next":
-        return {"position": replay.next_of(query["kind"], start)}
-    return {"position": replay.previous_of(query["kind"], start)}
+    find = replay.next_of if query["direction"] == "next" else replay.previous_of
+    try:
+        return {"position": find(query["kind"], start)}
+    except UnknownKind as error:  # the query's own field, not a body's
+        message = str(error)
+        raise ApiError(
+            422, "invalid_input", message, errors={"query": {"kind": [message]}}
+        ) from None
 
 
 @blp.route("/games/<uuid:game_id>/timeline", methods=["GET"])
 @blp.arguments(schemas.PerspectiveQuerySchema, location="query")
 @blp.response(200, schemas.TimelineSchema)
 @documented(blp, 401, 403, 404, 422)
-@blp.doc(security=SEAT_TOKEN_OR_NONE)
+@blp.doc(security=TOKEN_AUDITOR_OR_NONE)
 def timeline(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """Each seat's coins turn by turn.
 
@@ -175,9 +181,15 @@ def _facts(game_id: UUID) -> list[ev.Event]:
 @blp.arguments(schemas.NotesQuerySchema, location="query")
 @blp.response(200, schemas.NoteListSchema)
 @documented(blp, 401, 403, 404, 422)
-@blp.doc(security=SEAT_TOKEN_OR_NONE)
+@blp.doc(security=TOKEN_AUDITOR_OR_NONE)
 def list_notes(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
-    """The notes the caller may read, by step (only step `step`'s if given)."""
+    """The notes the caller may read, by step (only step `step`'s if given).
+
+    A note's visibility decides who may read it (its author always may). Steps follow the game
+    as the caller saw it, even after the end, so a note on a step holding a card the caller did
+    not see (another seat's draw, the deal, an offer's hand cards) is left out here and in
+    step_detail, whatever its visibility. `perspective=auditor` knows every card: it lists every
+    public note. A record's export (export_record) holds every note the caller may read."""
     _, viewer = _viewer(game_id, query)
     notes = annotations.notes_for(
         services().app, game_id, _facts(game_id), viewer, step=query.get("step")
@@ -247,6 +259,7 @@ def delete_note(game_id: UUID, note: int) -> Response:
 @blp.response(201, schemas.ForkCreatedSchema)
 @blp.doc(**game_links(201))
 @documented(blp, 400, 401, 403, 404, 408, 413, 415, 422)
+@blp.doc(security=TOKEN_AUDITOR_OR_NONE)
 def create_fork(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """A sandbox game continuing from step `step` (snapped back to the last whole command).
 

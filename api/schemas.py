@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from domain.rules import names
 from domain.rules.beans import BEANS
 from domain.rules.commands import COMMAND_TYPES
+from domain.rules.events import EVENT_TYPES
 from domain.rules.rulesets import DEFAULT_PRESET, PRESETS
-from domain.rules.state import DIGITAL, MODES, Phase
+from domain.rules.state import DIGITAL, MODES, UNKNOWN, Phase
 
 
 def integer(**kwargs: Any) -> fields.Integer:
@@ -92,7 +94,11 @@ class GameCreateSchema(Schema):
     options = fields.Dict(
         keys=fields.String(),
         load_default=dict,
-        metadata={"description": "Ruleset options, see GET /api/rulesets"},
+        metadata={
+            "description": 'Ruleset options by name, e.g. {"allow_retrade": true}: GET '
+            "/api/rulesets lists each preset's player counts and each option's values and "
+            "default; an option or value it does not list is a 422"
+        },
     )
     start_seat = integer(load_default=0, **SEAT_NUMBER)
     mode = fields.String(load_default=DIGITAL, validate=validate.OneOf(MODES))
@@ -103,28 +109,92 @@ class GameCreateSchema(Schema):
     deck = _beans(metadata={"description": "Digital games: an explicit deck order, top card first"})
 
 
+def _command_types() -> str:
+    """Each command type, the fields it takes and what it does (domain/rules/commands.py)."""
+    lines = []
+    for kind, command in COMMAND_TYPES.items():
+        taken = [f"`{f.name}`" for f in dataclasses.fields(command) if f.name != "seat"]
+        takes = f" ({', '.join(taken)})" if taken else ""
+        lines.append(f"- `{kind}`{takes}: {' '.join((command.__doc__ or '').split())}")
+    return "\n".join(lines)
+
+
 class CommandSchema(Schema):
-    """A command (domain/rules/commands.py). Seats, fields and hand positions count from 0."""
+    class Meta:
+        description = (
+            "A command: its `type` and that type's fields (below). `seat` is the acting seat. "
+            "Seats, fields and hand positions count from 0 (hand position 0 is the front card); "
+            "messages for people count fields from 1. The commands the caller may give now are "
+            "listed in `legal.commands` of the view, ready to send as they are; in a tabletop "
+            "game the deal, reveals and draws are not listed there but announced in "
+            "`legal.chance`: send that type for that seat, naming `count` cards (the deal: "
+            "`hands`, as many cards as `legal.chance.hands` says for each seat).\n\n"
+            + _command_types()
+        )
 
     type = fields.String(required=True, validate=validate.OneOf(list(COMMAND_TYPES)))
-    seat = integer(metadata={"description": "Defaults to the caller's seat"}, **SEAT_NUMBER)
-    field = integer(**INDEX)
+    seat = integer(
+        metadata={
+            "description": "The acting seat; default: the caller's. The host of a tabletop game "
+            "names the seat it acts for (a reveal or draw defaults to the active seat)"
+        },
+        **SEAT_NUMBER,
+    )
+    field = integer(
+        metadata={"description": "plant, harvest: the acting seat's field, from 0"}, **INDEX
+    )
     bean = fields.String(
         allow_none=True,
         validate=validate.OneOf(list(BEANS)),
-        metadata={"description": "Plant: the bean expected (null: whatever comes)"},
+        metadata={
+            "description": "plant: the bean expected (null: whatever comes; required for the "
+            "duel's offered and drawn cards); discard-offered: the offered card discarded"
+        },
     )
-    cards = _beans(allow_none=True, metadata={"description": "Tabletop reveal/draw: cards seen"})
-    to = integer(**SEAT_NUMBER)
-    hand = fields.List(integer(**INDEX), metadata={"description": "Hand positions"})
-    revealed = _beans()
-    trade_area = _beans()
-    wants = _beans()
-    offer = integer(validate=validate.Range(min=1))
-    position = integer(**INDEX)
-    hands = fields.List(_beans(), metadata={"description": "Tabletop deal: each seat's hand"})
+    cards = _beans(
+        allow_none=True,
+        metadata={
+            "description": "Tabletop reveal, draw: the cards turned up, in order, as many as "
+            "`legal.chance.count` (null or absent in a digital game, where the deck decides)"
+        },
+    )
+    to = integer(metadata={"description": "offer: the seat offered to"}, **SEAT_NUMBER)
+    hand = fields.List(
+        integer(**INDEX),
+        metadata={
+            "description": "offer, accept: the acting seat's hand cards given, by position "
+            "(0 = the front card)"
+        },
+    )
+    revealed = _beans(
+        metadata={"description": "offer, accept: face-up cards of phase 2 given, by bean"}
+    )
+    trade_area = _beans(
+        metadata={
+            "description": "offer, accept: trade-area cards given, by bean (option `allow_retrade`)"
+        }
+    )
+    wants = _beans(
+        metadata={
+            "description": "offer: the cards asked in return, one bean per card (a bean twice: "
+            "two cards); empty: a donation"
+        }
+    )
+    offer = integer(
+        validate=validate.Range(min=1),
+        metadata={"description": "accept, decline, withdraw: the offer's `id` (view `offers`)"},
+    )
+    position = integer(
+        metadata={"description": "discard-from-hand: the hand position, 0 = the front card"},
+        **INDEX,
+    )
+    hands = fields.List(
+        _beans(),
+        metadata={"description": "Tabletop deal: each seat's hand, by seat, front card first"},
+    )
     expected_version = integer(
         validate=validate.Range(min=1),
+        load_only=True,
         metadata={
             "description": "Refuse with 412 unless the game is at this version (or If-Match)"
         },
@@ -174,7 +244,7 @@ AFTER_POSITION = {
     "metadata": {
         "description": "Read your writes: wait until the read models have seen this store "
         "position (a write's `position`), up to 5 seconds; then 503 `read_models_behind`, "
-        "to retry"
+        "to retry. A position beyond the store's latest is a 422 at once"
     },
 }
 
@@ -182,7 +252,11 @@ AFTER_POSITION = {
 class ViewQuerySchema(Schema):
     perspective = fields.String(
         validate=validate.OneOf(["auditor"]),
-        metadata={"description": "auditor: everything, once the game is over (or with rights)"},
+        metadata={
+            "description": "auditor: every card (hands, the draw pile's order, the seed). Open "
+            "to everyone once the game is over; before, only with the server's auditor secret "
+            "(X-Auditor-Token)"
+        },
     )
     seat = QueryInteger(
         metadata={
@@ -228,6 +302,16 @@ class PositionQuerySchema(Schema):
 # --- responses ------------------------------------------------------------------------------------
 
 
+WRITE_POSITION = fields.Integer(
+    required=True,
+    allow_none=True,
+    metadata={
+        "description": "The store-wide position of the last event written (not the game's "
+        "version): pass it as `after_position` to read the read models with this write in"
+    },
+)
+
+
 class SeatTokenSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
@@ -237,7 +321,7 @@ class SeatTokenSchema(Schema):
 class GameCreatedSchema(Schema):
     game_id = fields.UUID(required=True)
     version = fields.Integer(required=True)
-    position = fields.Integer(required=True, allow_none=True)
+    position = WRITE_POSITION
     seats = fields.List(fields.Nested(SeatTokenSchema), required=True)
     host_token = fields.String(required=True)
     ruleset = fields.Dict(required=True, metadata={"description": "The fully resolved ruleset"})
@@ -268,7 +352,7 @@ class GameSummarySchema(Schema):
         required=True,
         metadata={
             "description": "Where the turn stands, in the rulebook's words (RULES §5; §11.2 "
-            "for the duel's steps), e.g. \"phase 2, trading\"",
+            'for the duel\'s steps), e.g. "phase 2, trading"',
             "example": "phase 2, trading",
         },
     )
@@ -384,8 +468,21 @@ class ChanceStepSchema(Schema):
     )
 
 
+class AsSent(fields.Raw):
+    """A value the API builds already in its final form, dumped as it is (no schema applied on
+    the way out, for speed) and documented as the schema component `documented_as`."""
+
+    def __init__(self, documented_as: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.documented_as = documented_as
+
+
 class LegalSchema(Schema):
-    commands = fields.List(fields.Dict(), required=True)
+    commands = fields.List(
+        AsSent("Command"),
+        required=True,
+        metadata={"description": "The commands the caller may give now, each ready to send"},
+    )
     offer = fields.Nested(
         OfferRangeSchema,
         required=True,
@@ -429,7 +526,7 @@ class ViewSchema(Schema):
         required=True,
         metadata={
             "description": "Where the turn stands, in the rulebook's words (RULES §5; §11.2 "
-            "for the duel's steps), e.g. \"phase 2, trading\"",
+            'for the duel\'s steps), e.g. "phase 2, trading"',
             "example": "phase 2, trading",
         },
     )
@@ -453,10 +550,30 @@ class ViewSchema(Schema):
     version = fields.Integer(required=True)
 
 
+EVENT_TYPE = fields.String(
+    required=True,
+    validate=validate.OneOf(list(EVENT_TYPES)),
+    metadata={"description": "The fact's type (domain/rules/events.py)"},
+)
+EVENT_PAYLOAD = fields.Dict(
+    required=True,
+    metadata={
+        "description": "The fact's fields, as the caller may know them: a card the caller may "
+        f"not know is {UNKNOWN!r} (another seat's draw or dealt hand, the deck, a reshuffle), "
+        "and an offer's hand positions are left out (`hand: []`) for all but the seat that "
+        "offers; once an offer is accepted, the positions its cards left are public, as the "
+        "cards change hands in the open"
+    },
+)
+
+
 class FeedItemSchema(Schema):
-    position = fields.Integer(required=True)
-    type = fields.String(required=True)
-    event = fields.Dict(required=True)
+    position = fields.Integer(
+        required=True,
+        metadata={"description": "The fact's step in this game: 1 = GameStarted (the version)"},
+    )
+    type = EVENT_TYPE
+    event = EVENT_PAYLOAD
     summary = fields.String(
         required=True, metadata={"description": "The fact in words, as the caller saw it"}
     )
@@ -471,7 +588,7 @@ class EventPageSchema(Schema):
 class CommandResultSchema(Schema):
     game_id = fields.UUID(required=True)
     version = fields.Integer(required=True)
-    position = fields.Integer(required=True, allow_none=True)
+    position = WRITE_POSITION
     events = fields.List(fields.Nested(FeedItemSchema), required=True)
     view = fields.Nested(ViewSchema, required=True)
 
@@ -540,7 +657,11 @@ class HealthSchema(Schema):
 class PerspectiveQuerySchema(Schema):
     perspective = fields.String(
         validate=validate.OneOf(["auditor"]),
-        metadata={"description": "auditor: everything, once the game is over (or with rights)"},
+        metadata={
+            "description": "auditor: every card (hands, the draw pile's order, the seed). Open "
+            "to everyone once the game is over; before, only with the server's auditor secret "
+            "(X-Auditor-Token)"
+        },
     )
 
 
@@ -586,8 +707,8 @@ class NoteSchema(Schema):
 
 
 class StepEventSchema(Schema):
-    type = fields.String(required=True)
-    payload = fields.Dict(required=True)
+    type = EVENT_TYPE
+    payload = EVENT_PAYLOAD
 
 
 class StepDetailSchema(Schema):
@@ -600,10 +721,27 @@ class StepDetailSchema(Schema):
 
 
 class JumpQuerySchema(Schema):
-    turn = QueryInteger(validate=validate.Range(min=0, max=10_000))
-    kind = fields.String(validate=validate.Length(min=1, max=40))
+    class Meta:
+        description = "Give either `turn` or `kind` (with `direction` and `from`)."
+
+    turn = QueryInteger(
+        validate=validate.Range(min=0, max=10_000),
+        metadata={"description": "The first step of this turn (not with `kind`)"},
+    )
+    kind = fields.String(
+        validate=validate.Length(min=1, max=40),
+        metadata={
+            "description": "The next (previous) fact of this type, e.g. FieldHarvested (not "
+            "with `turn`): " + ", ".join(EVENT_TYPES)
+        },
+    )
     direction = fields.String(load_default="next", validate=validate.OneOf(["next", "previous"]))
-    from_ = QueryInteger(data_key="from", attribute="from", validate=validate.Range(min=0))
+    from_ = QueryInteger(
+        data_key="from",
+        attribute="from",
+        validate=validate.Range(min=0),
+        metadata={"description": "The step to search from (default: either end)"},
+    )
 
     @validates_schema
     def one_target(self, data: dict[str, Any], **_: Any) -> None:
@@ -643,7 +781,10 @@ class NoteCreateSchema(Schema):
     seat = integer(allow_none=True, **SEAT_NUMBER)
     author = fields.String(
         **NAME,
-        metadata={"description": "A guest's name (no token): public notes on ended games only"},
+        metadata={
+            "description": "A guest's name (no token): public notes on ended games only. With "
+            "a token the note is signed by the token's seat or host, and `author` is ignored"
+        },
     )
 
 
@@ -715,8 +856,11 @@ class ExportQuerySchema(Schema):
 
 
 class RecordDocumentSchema(Schema):
-    """A `bohnanza-record/1` document; replays/record.schema.json is its full JSON Schema, and
-    the import checks a document against it."""
+    class Meta:
+        description = (
+            "A `bohnanza-record/1` document. Its full JSON Schema is served at "
+            "/api/records/schema.json; an import checks a document against it."
+        )
 
     format = fields.String(required=True, metadata={"example": "bohnanza-record/1"})
     header = fields.Dict(required=True)
@@ -724,6 +868,12 @@ class RecordDocumentSchema(Schema):
     commands = fields.List(fields.Dict(), required=True)
     result = fields.Dict(allow_none=True)
     annotations = fields.List(fields.Dict())
+
+
+class JsonSchemaSchema(Schema):
+    class Meta:
+        description = "A JSON Schema document"
+        unknown = INCLUDE
 
 
 class ImportedSchema(Schema):

@@ -39,7 +39,7 @@ def _field_names(cls: type[Command]) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Deal(Command):
-    """Tabletop: the opening hands as dealt, one list per seat, front card first."""
+    """Tabletop: the opening hands as dealt, one list per seat, front card first (RULES §3.4)."""
 
     type: ClassVar[str] = "deal"
     hands: tuple[tuple[str, ...], ...]
@@ -58,7 +58,8 @@ class Plant(Command):
 
 @dataclass(frozen=True, slots=True)
 class Reveal(Command):
-    """End planting and turn the top cards face up. Tabletop games name the cards seen."""
+    """End planting and turn the top cards face up (RULES §5.2). Tabletop games name the cards
+    seen."""
 
     type: ClassVar[str] = "reveal"
     seat: int
@@ -68,7 +69,7 @@ class Reveal(Command):
 @dataclass(frozen=True, slots=True)
 class Offer(Command):
     """Offer hand cards (by position), face-up cards and (house rule) trade-area cards to `to`,
-    for the beans in `wants`. An empty side makes it a donation or a request for one."""
+    for the beans in `wants`. An empty side makes it a donation or a request for one (RULES §6)."""
 
     type: ClassVar[str] = "offer"
     seat: int
@@ -93,6 +94,8 @@ class Accept(Command):
 
 @dataclass(frozen=True, slots=True)
 class Decline(Command):
+    """Decline offer `offer`, made to this seat."""
+
     type: ClassVar[str] = "decline"
     seat: int
     offer: int
@@ -100,6 +103,8 @@ class Decline(Command):
 
 @dataclass(frozen=True, slots=True)
 class Withdraw(Command):
+    """Withdraw this seat's own open offer `offer`."""
+
     type: ClassVar[str] = "withdraw"
     seat: int
     offer: int
@@ -115,6 +120,9 @@ class EndTrading(Command):
 
 @dataclass(frozen=True, slots=True)
 class Harvest(Command):
+    """Harvest `field`: the beanometer's coins to the seat, the other cards to the discard pile
+    (RULES §8)."""
+
     type: ClassVar[str] = "harvest"
     seat: int
     field: int

@@ -521,6 +521,12 @@ def _open_offer(s: GameState, offer_id: int) -> Offer:
     for offer in s.offers:
         if offer.id == offer_id:
             return offer
+    if offer_id >= s.next_offer:
+        last = s.next_offer - 1
+        made = {0: "none was made", 1: "only offer #1 was made"}.get(
+            last, f"offers #1–#{last} were made"
+        )
+        raise RuleViolation("6.6", f"there is no offer #{offer_id}: {made}")
     raise RuleViolation(
         "6.6", f"offer #{offer_id} is not open (it was accepted, declined, withdrawn or lapsed)"
     )

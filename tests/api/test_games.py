@@ -16,6 +16,7 @@ from api import tables
 from api.security import TOKEN_BYTES, TOKEN_PREFIX, digest
 from domain.bots import BOTS, Table, play_stored
 from domain.rules.commands import Plant
+from replays.record import schema as record_schema
 
 from .support import SEATS, CreatedGame, assert_envelope, command, create_game
 
@@ -466,10 +467,29 @@ def test_the_openapi_document_lists_every_endpoint(client: FlaskClient) -> None:
         "/api/games/{game_id}/comparison",
         "/api/games/{game_id}/record",
         "/api/records",
+        "/api/records/schema.json",
         "/api/records/verification",
         "/api/games/{game_id}/verification",
         "/api/games/{game_id}/audit",
     }
+
+
+def test_the_record_format_s_json_schema_is_served_as_published(client: FlaskClient) -> None:
+    response = client.get("/api/records/schema.json")
+
+    assert response.status_code == 200
+    assert response.get_json() == record_schema()
+
+
+def test_a_nested_schema_that_may_be_null_is_null_or_that_schema_in_the_document(
+    client: FlaskClient,
+) -> None:
+    chance = client.get("/openapi.json").get_json()["components"]["schemas"]["Legal"]
+    branches = chance["properties"]["chance"]["anyOf"]
+
+    assert {"$ref": "#/components/schemas/ChanceStep"} in branches
+    assert {"type": "object", "nullable": True, "enum": [None]} in branches
+    assert chance["properties"]["commands"]["items"] == {"$ref": "#/components/schemas/Command"}
 
 
 def _operations(document: dict) -> Iterator[tuple[str, str, dict]]:

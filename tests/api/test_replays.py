@@ -146,6 +146,15 @@ def test_a_jump_that_cannot_be_made_is_refused(client, finished, query, status, 
     assert_envelope(client.get(f"{game.url}/jump?{query}"), status, code)
 
 
+def test_an_unknown_kind_to_jump_to_is_named_under_the_query(client, finished):
+    game, _ = finished
+
+    body = assert_envelope(client.get(f"{game.url}/jump?kind=Teleported"), 422, "invalid_input")
+
+    assert list(body["errors"]) == ["query"]
+    assert "no kind of fact is called 'Teleported'" in body["errors"]["query"]["kind"][0]
+
+
 def test_the_coin_timeline_ends_with_the_final_scores(client, finished):
     game, facts = finished
 

@@ -228,6 +228,19 @@ def test_a_withdrawn_offer_can_no_longer_be_accepted():
     )
 
 
+@pytest.mark.parametrize(
+    ("made", "message"),
+    [(0, "none was made"), (1, "only offer #1 was made"), (2, "offers #1–#2 were made")],
+)
+def test_an_offer_that_was_never_made_cannot_be_answered(made, message):
+    offers = [Offer(1, 0, hand=(0,), wants=("red",)), Offer(2, 0, hand=(0,), wants=("red",))]
+    state, _ = run(trading(), *offers[:made])
+
+    assert rejection(state, Decline(0, 9)) == (
+        f"RULES §6.6 (trading: consent): there is no offer #9: {message}"
+    )
+
+
 def test_a_donation_moves_the_cards_when_accepted():
     state, _ = run(trading(), Offer(0, 2, revealed=("red",)), Accept(2, 1))
 
