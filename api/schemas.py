@@ -63,7 +63,13 @@ class ErrorSchema(Schema):
     status = fields.Integer(required=True, metadata={"example": 409})
     message = fields.String(required=True)
     errors = fields.Dict(
-        required=True, metadata={"description": "Field messages, by location and field name"}
+        required=True,
+        metadata={
+            "description": "Messages by location (`json`, `query`, `headers`), then by field "
+            "name (`_schema`: the whole location); a message about a location as a whole "
+            "(a body that is no JSON) is a list of messages under it. Empty when the message "
+            "says it all"
+        },
     )
     rule = fields.String(metadata={"description": "The RULES.md section broken, e.g. RULES §8.3"})
     current_version = fields.Integer(allow_none=True)
@@ -446,7 +452,13 @@ class OfferRangeSchema(Schema):
 
 
 class ChanceStepSchema(Schema):
-    """The cards a tabletop game is waiting for: send a command of this type with this many cards."""
+    class Meta:
+        description = (
+            "The cards a tabletop game is waiting for: send a command of this `type` for this "
+            "`seat` naming `count` cards in `cards` (the deal: `hands`). A reveal announced "
+            "while the active seat may still plant a second card also ends its planting "
+            "(RULES §5.1.3, §5.2)."
+        )
 
     type = fields.String(
         required=True,
@@ -458,7 +470,12 @@ class ChanceStepSchema(Schema):
     )
     count = fields.Integer(
         required=True,
-        metadata={"description": "Cards to name (the deal: every seat's hand in all)"},
+        metadata={
+            "description": "Cards to name (the deal: every seat's hand in all). What the rules "
+            "take, which may be more than the draw pile holds: when it runs out mid-draw the "
+            "discard pile is shuffled into a new one (RULES §10.1) and the same command names "
+            "the rest of the cards from it"
+        },
     )
     hands = fields.List(
         fields.Integer(),
