@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from types import FrameType
 
 import click
@@ -13,7 +13,11 @@ import click
 from projections.runner import BATCH_SIZE, REBUILD_BATCH_SIZE, Projector
 
 from .cli_support import open_store
+from .errors import UNAVAILABLE, first_line
 from .settings import Settings
+
+RETRY_SECONDS = 2.0
+"""How often a projector that cannot reach the database at start tries again."""
 
 
 @contextmanager
@@ -47,10 +51,35 @@ def follow(ctx: click.Context, poll_interval: float, batch_size: int) -> None:
 
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
-    with _projector(ctx) as projector:
+    with ExitStack() as stack:
+        projector = _opened_when_reachable(ctx, stop, stack)
+        if projector is None:
+            return
         click.echo(f"Following the store from position {_lowest(projector)}; Ctrl-C stops.")
         projector.follow(poll_interval, stop, batch_size)
         click.echo(f"Stopped at position {_lowest(projector)}.")
+
+
+def _opened_when_reachable(
+    ctx: click.Context, stop: threading.Event, stack: ExitStack
+) -> Projector | None:
+    """The projector, once the database can be reached: started beside a database that is not
+    up yet, it tries every `RETRY_SECONDS` until it is (as it rides out an outage once
+    running), rather than exiting. None if stopped first."""
+    waiting = False
+    while not stop.is_set():
+        try:
+            return stack.enter_context(_projector(ctx))
+        except UNAVAILABLE as error:
+            if not waiting:
+                click.echo(
+                    f"projector: the database is unavailable ({first_line(error)}); trying "
+                    f"again every {RETRY_SECONDS:g} s",
+                    err=True,
+                )
+                waiting = True
+            stop.wait(RETRY_SECONDS)
+    return None
 
 
 @projections.command()

@@ -414,6 +414,10 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
         status, document = 200, _stored_answer(service, game_id, caller, already.applied)
         service.idempotency.finish(game_id, already.request_key, status, document)
         return _answer(status, document, replayed=True)
+    except Conflict:  # lost races, nothing decided: a retry with the key is tried afresh
+        if key is not None:
+            service.idempotency.abandon(game_id, key)
+        raise
     except (ApiError, BohnanzaError) as error:
         if key is None:
             raise

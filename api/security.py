@@ -25,6 +25,7 @@ from sqlalchemy import Engine, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from domain.rules.errors import BohnanzaError
+from projections.engine import durable_commit
 
 from .tables import idempotency, tokens
 
@@ -98,6 +99,7 @@ class TokenStore:
             }
         )
         with self.engine.begin() as connection:
+            durable_commit(connection)  # the engine's commits need not wait; a game's tokens must
             connection.execute(insert(tokens), rows)
         return issued
 

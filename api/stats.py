@@ -30,11 +30,13 @@ def scoreboard(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """The game's scoreboard, per seat.
 
     Coins (as the ruleset lets the caller see them), harvests, trades, donations and cards
-    planted. `after_position` waits for a write the caller just made."""
+    planted. The seats come from the read models and the game from the store, so the answer
+    waits (up to 5 s, then 503 `read_models_behind`) until the read models have what the store
+    held when it was asked: a game just created or just ended is never missing or half-told."""
     service = services()
     summary = _summary(game_id)
     caller = caller_for(game_id)
-    wait_for_read_models(query.get("after_position"))
+    wait_for_read_models(max(query.get("after_position") or 0, service.app.position()))
     seats = queries.scoreboard(service.engine, game_id, viewer=caller.seat if caller else None)
     return {"game": summary, "seats": [asdict(seat) for seat in seats]}
 

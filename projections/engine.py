@@ -65,6 +65,13 @@ def projection_engine(database_url: str) -> Engine:
     return engine.execution_options(schema_translate_map={None: schema})
 
 
+def durable_commit(connection: Connection) -> None:
+    """Make this transaction's commit wait until it is on disk on PostgreSQL, whatever the
+    engine's default: what must survive a crash that the events survive (the tokens of a game)."""
+    if connection.dialect.name == "postgresql":
+        connection.exec_driver_sql("SET LOCAL synchronous_commit TO on")
+
+
 def schema_of(bind: Engine | Connection) -> str | None:
     """The PostgreSQL schema the read models' tables are in (None: the default one), for what
     the schema translation does not reach: reflection and hand-written SQL."""

@@ -17,6 +17,7 @@ from sqlalchemy import update
 
 from api import tables
 from domain.rules.commands import parse_command
+from domain.rules.errors import Conflict
 
 from .conftest import web_app
 from .support import CreatedGame, assert_envelope, command, create_game, version_of
@@ -226,23 +227,36 @@ def test_keys_belong_to_one_game(web: Flask, client: FlaskClient, game: CreatedG
     assert stored_events(web, other) == 3
 
 
-def test_a_request_that_failed_unexpectedly_releases_its_key(
-    web: Flask, client: FlaskClient, game: CreatedGame, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    ("failure", "status"),
+    [
+        (Conflict("the game kept changing; 3 attempts failed", current_version=2), 409),
+        (RuntimeError("the process fell over"), 500),
+    ],
+    ids=["lost-every-race", "failed-unexpectedly"],
+)
+def test_a_request_that_decided_nothing_releases_its_key_for_a_retry(
+    web: Flask,
+    client: FlaskClient,
+    game: CreatedGame,
+    monkeypatch: pytest.MonkeyPatch,
+    failure: Exception,
+    status: int,
 ) -> None:
     services = web.extensions["bohnanza"].get()
     execute = services.app.execute
 
-    def crash(*args: object, **kwargs: object) -> None:
-        raise RuntimeError("the process fell over")
+    def fail(*args: object, **kwargs: object) -> None:
+        raise failure
 
-    monkeypatch.setattr(services.app, "execute", crash)
+    monkeypatch.setattr(services.app, "execute", fail)
     headers = game.seat(0, Idempotency_Key="retry-me")
     failed = command(client, game, headers, type="plant", field=0)
     monkeypatch.setattr(services.app, "execute", execute)
 
     retry = command(client, game, headers, type="plant", field=0)
 
-    assert failed.status_code == 500
+    assert failed.status_code == status
     assert retry.status_code == 200
     assert "Idempotent-Replayed" not in retry.headers
     assert stored_events(web, game) == 3

@@ -887,6 +887,29 @@ def test_a_follower_waits_longer_and_longer_for_a_database_that_went_away_and_wa
     ]
 
 
+def test_a_follower_started_before_its_database_is_reachable_waits_for_it_until_stopped() -> None:
+    unreachable = "postgresql://postgres@127.0.0.1:1/bohnanza"  # nothing listens on port 1
+    process = subprocess.Popen(
+        [sys.executable, "-m", "api.cli", "--database-url", unreachable, "projections", "follow"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        warning = process.stderr.readline()
+        still_waiting = process.poll() is None
+        process.send_signal(signal.SIGTERM)
+        returncode = process.wait(timeout=30)
+    finally:
+        process.kill()
+
+    assert warning.startswith("projector: the database is unavailable (")
+    assert warning.endswith("); trying again every 2 s\n")
+    assert still_waiting
+    assert returncode == 0
+
+
 def test_an_unknown_projection_cannot_be_rebuilt(projector: Projector) -> None:
     with pytest.raises(KeyError, match="no projection 'scores'"):
         projector.rebuild("scores")

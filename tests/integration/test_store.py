@@ -508,6 +508,7 @@ POSTGRES_DEFAULTS = {
     "POSTGRES_SCHEMA": "public",
     "POSTGRES_POOL_SIZE": "2",
     "POSTGRES_MAX_OVERFLOW": "6",
+    "POSTGRES_CONNECT_TIMEOUT": "2",
     "POSTGRES_LOCK_TIMEOUT": "5",
     "POSTGRES_PRE_PING": "y",
 }
@@ -544,12 +545,13 @@ URL_SETTINGS: list[tuple[str, dict[str, str]]] = [
     ),
     ("postgresql:///beans", {"POSTGRES_DBNAME": "beans"}),
     (
-        "postgresql://db/beans?pool_size=4&max_overflow=0",
+        "postgresql://db/beans?pool_size=4&max_overflow=0&connect_timeout=10",
         {
             "POSTGRES_HOST": "db",
             "POSTGRES_DBNAME": "beans",
             "POSTGRES_POOL_SIZE": "4",
             "POSTGRES_MAX_OVERFLOW": "0",
+            "POSTGRES_CONNECT_TIMEOUT": "10",
         },
     ),
 ]
@@ -593,6 +595,7 @@ BAD_URLS = [
     "postgresql://db.example:70000/beans",
     "postgresql://db.example/beans?pool_size=many",
     "postgresql://db.example/beans?max_overflow=-1",
+    "postgresql://db.example/beans?connect_timeout=0.5",
 ]
 
 
