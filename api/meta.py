@@ -22,8 +22,20 @@ assets = Blueprint("docs_assets", __name__)
 @blp.response(200, schemas.HealthSchema)
 @documented(blp)
 def health() -> dict[str, Any]:
-    """The store answers: its latest position."""
-    return {"status": "ok", "position": services().app.position()}
+    """The store and the read models answer: how far each has come.
+
+    `read_models` is the position every read model has processed (the lowest); how far it is
+    behind `position` shows a projector that stopped or cannot keep up. Without the process
+    keeping them itself (`BOHNANZA_INLINE_PROJECTIONS=false`), that is the projector's work."""
+    status = services().projector.status()
+    position = max(line.store_position for line in status)
+    read_models = min(line.position for line in status)
+    return {
+        "status": "ok",
+        "position": position,
+        "read_models": read_models,
+        "read_models_behind": max(position - read_models, 0),
+    }
 
 
 @blp.route("/rulesets", methods=["GET"])

@@ -665,7 +665,16 @@ class RulesetsSchema(Schema):
 
 class HealthSchema(Schema):
     status = fields.String(required=True)
-    position = fields.Integer(required=True)
+    position = fields.Integer(
+        required=True, metadata={"description": "The store's latest position"}
+    )
+    read_models = fields.Integer(
+        required=True,
+        metadata={"description": "The position every read model has processed (the lowest)"},
+    )
+    read_models_behind = fields.Integer(
+        required=True, metadata={"description": "position - read_models: the projector's lag"}
+    )
 
 
 # --- replays ------------------------------------------------------------------------------------

@@ -428,11 +428,30 @@ def test_the_leaderboard_is_empty_before_any_game_ends(client: FlaskClient) -> N
 # --- the service ------------------------------------------------------------------------------
 
 
-def test_health_answers_the_stores_latest_position(client: FlaskClient, game: CreatedGame) -> None:
+def test_health_answers_the_stores_latest_position_and_the_read_models_own(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    client.get("/api/games")  # a read of the read models catches them up first
+
     assert client.get("/api/health").get_json() == {
         "status": "ok",
         "position": game.document["position"],
+        "read_models": game.document["position"],
+        "read_models_behind": 0,
     }
+
+
+def test_health_shows_how_far_the_read_models_are_behind(
+    client: FlaskClient, web: Flask, game: CreatedGame
+) -> None:
+    services = web.extensions["bohnanza"].get()
+    if services.background is not None:
+        services.background.close()  # its last catch up first, and no more
+    services.projector.reset()  # as if their projector had never run
+
+    health = client.get("/api/health").get_json()
+
+    assert (health["read_models"], health["read_models_behind"]) == (0, game.document["position"])
 
 
 def test_the_rulesets_endpoint_lists_every_preset_and_option(client: FlaskClient) -> None:
