@@ -134,17 +134,21 @@ def _seat_for_host(game_id: UUID, seat: int) -> Viewer:
     return Viewer.of_seat(seat)
 
 
-def wait_for_read_models(position: int | None) -> None:
+def wait_for_read_models(position: int | None, *, whole_store: bool = False) -> None:
     """Before reading the read models: catch them up if this process keeps them, and (read your
-    writes) wait until they have processed `position`, a store position a write answered with;
-    422 for a position the store has not reached, 503 if they lag behind."""
+    writes) wait until they have processed `position`, a store position a write answered with,
+    or with `whole_store` everything the store holds now; 422 for a position the store has not
+    reached, 503 if they lag behind."""
     service = services()
     service.before_read()
-    if position is None:
+    if position is None and not whole_store:
         return
     latest = service.app.position()
-    if position > latest:
+    if position is not None and position > latest:
         raise query_error("after_position", f"The store's latest position is {latest}.")
+    if whole_store:
+        position = latest
+    assert position is not None
     try:
         service.projector.wait(position, timeout=READ_MODEL_WAIT_SECONDS)
     except TimeoutError:

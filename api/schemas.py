@@ -308,6 +308,15 @@ class PositionQuerySchema(Schema):
 # --- responses ------------------------------------------------------------------------------------
 
 
+PHASE_TEXT = fields.String(
+    required=True,
+    metadata={
+        "description": "Where the turn stands, in the rulebook's words (RULES §5; §11.2 for the "
+        'duel\'s steps), e.g. "phase 2, trading"',
+        "example": "phase 2, trading",
+    },
+)
+
 WRITE_POSITION = fields.Integer(
     required=True,
     allow_none=True,
@@ -354,14 +363,7 @@ class GameSummarySchema(Schema):
     start_seat = fields.Integer(required=True)
     status = fields.String(required=True, validate=validate.OneOf(STATUSES))
     phase = fields.String(required=True, validate=validate.OneOf([str(p) for p in Phase]))
-    phase_text = fields.String(
-        required=True,
-        metadata={
-            "description": "Where the turn stands, in the rulebook's words (RULES §5; §11.2 "
-            'for the duel\'s steps), e.g. "phase 2, trading"',
-            "example": "phase 2, trading",
-        },
-    )
+    phase_text = PHASE_TEXT
     turn = fields.Integer(required=True)
     active_seat = fields.Integer(required=True)
     version = fields.Integer(required=True)
@@ -539,14 +541,7 @@ class ViewSchema(Schema):
     players = fields.Integer(required=True)
     mode = fields.String(required=True)
     phase = fields.String(required=True)
-    phase_text = fields.String(
-        required=True,
-        metadata={
-            "description": "Where the turn stands, in the rulebook's words (RULES §5; §11.2 "
-            'for the duel\'s steps), e.g. "phase 2, trading"',
-            "example": "phase 2, trading",
-        },
-    )
+    phase_text = PHASE_TEXT
     turn = fields.Integer(required=True)
     active_seat = fields.Integer(required=True)
     start_seat = fields.Integer(required=True)

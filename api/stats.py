@@ -36,7 +36,7 @@ def scoreboard(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     service = services()
     summary = _summary(game_id)
     caller = caller_for(game_id)
-    wait_for_read_models(max(query.get("after_position") or 0, service.app.position()))
+    wait_for_read_models(query.get("after_position"), whole_store=True)
     seats = queries.scoreboard(service.engine, game_id, viewer=caller.seat if caller else None)
     return {"game": summary, "seats": [asdict(seat) for seat in seats]}
 

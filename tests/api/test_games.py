@@ -503,12 +503,12 @@ def test_the_record_format_s_json_schema_is_served_as_published(client: FlaskCli
 def test_a_nested_schema_that_may_be_null_is_null_or_that_schema_in_the_document(
     client: FlaskClient,
 ) -> None:
-    chance = client.get("/openapi.json").get_json()["components"]["schemas"]["Legal"]
-    branches = chance["properties"]["chance"]["anyOf"]
+    legal = client.get("/openapi.json").get_json()["components"]["schemas"]["Legal"]
+    branches = legal["properties"]["chance"]["anyOf"]
 
     assert {"$ref": "#/components/schemas/ChanceStep"} in branches
     assert {"type": "object", "nullable": True, "enum": [None]} in branches
-    assert chance["properties"]["commands"]["items"] == {"$ref": "#/components/schemas/Command"}
+    assert legal["properties"]["commands"]["items"] == {"$ref": "#/components/schemas/Command"}
 
 
 def _operations(document: dict) -> Iterator[tuple[str, str, dict]]:
