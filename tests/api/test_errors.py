@@ -701,3 +701,16 @@ def test_a_token_missing_its_last_character_is_a_401(
     response = client.get(f"{game.url}/view", headers=bearer(game.seat_tokens[0][:-1]))
 
     assert_envelope(response, 401, "unauthorized")
+
+
+def test_a_scoreboard_the_read_models_do_not_hold_yet_is_a_503_not_a_404(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(games_module, "READ_MODEL_WAIT_SECONDS", 0.05)
+    with web_app("memory://", INLINE_PROJECTIONS=False) as app:  # no projector runs
+        client = app.test_client()
+        created = client.post("/api/games", json={"seats": ["A", "B", "C"]}).get_json()
+
+        response = client.get(f"/api/games/{created['game_id']}/scoreboard")
+
+    assert_envelope(response, 503, "read_models_behind")
