@@ -27,14 +27,12 @@ def health() -> dict[str, Any]:
     `read_models` is the position every read model has processed (the lowest); how far it is
     behind `position` shows a projector that stopped or cannot keep up. Without the process
     keeping them itself (`BOHNANZA_INLINE_PROJECTIONS=false`), that is the projector's work."""
-    status = services().projector.status()
-    position = max(line.store_position for line in status)
-    read_models = min(line.position for line in status)
+    slowest = min(services().projector.status(), key=lambda line: line.position)
     return {
         "status": "ok",
-        "position": position,
-        "read_models": read_models,
-        "read_models_behind": max(position - read_models, 0),
+        "position": slowest.store_position,
+        "read_models": slowest.position,
+        "read_models_behind": slowest.behind,
     }
 
 
