@@ -106,6 +106,7 @@ class LazyServices:
                     in_flight_limit=timedelta(
                         seconds=self._config["IDEMPOTENCY_IN_FLIGHT_SECONDS"]
                     ),
+                    answers_kept=timedelta(hours=self._config["IDEMPOTENCY_ANSWERS_KEPT_HOURS"]),
                 )
             except (PersistenceError, DBAPIError):
                 if attempt == BUILD_ATTEMPTS:
@@ -131,6 +132,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         INLINE_PROJECTIONS=settings.inline_projections,
         AUDITOR_TOKEN=settings.auditor_token,
         IDEMPOTENCY_IN_FLIGHT_SECONDS=settings.idempotency_in_flight_seconds,
+        IDEMPOTENCY_ANSWERS_KEPT_HOURS=settings.idempotency_answers_kept_hours,
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         PROVIDE_AUTOMATIC_OPTIONS=False,  # OPTIONS is a 405 with Allow, like any other method
         API_TITLE="Bohnanza records",

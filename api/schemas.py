@@ -229,6 +229,9 @@ COMMAND_HEADERS = [
         "The key is stored with the command's events, so even a retry after the server stopped "
         "mid-request stores the command at most once: after 30 seconds unanswered, the retry "
         "gets the answer rebuilt from what was stored, or the command runs then. "
+        "Answers are kept for 24 hours (the server's `BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS`); "
+        "later, the key still refuses another body, and the same body is answered the same "
+        "way: rebuilt from what was stored, or, for a command refused then, decided again. "
         "A key is 1 to 128 visible ASCII characters other than the comma (a UUID, say); send "
         "one Idempotency-Key header only.",
         "schema": {"type": "string", "pattern": "^[!-+\\--~]{1,128}$"},
@@ -239,7 +242,8 @@ COMMAND_HEADERS = [
 COMMAND_RESPONSE_HEADERS = {
     "ETag": {"description": "The game's version after the command", "schema": {"type": "string"}},
     "Idempotent-Replayed": {
-        "description": "true: the stored answer to an earlier request with this Idempotency-Key",
+        "description": "true: the answer to an earlier request with this Idempotency-Key, "
+        "as it was stored or rebuilt from the command it stored",
         "schema": {"type": "string", "enum": ["true"]},
     },
 }

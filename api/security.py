@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -18,16 +19,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from time import monotonic
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Engine, delete, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Engine, delete, insert, null, select, update
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from domain.rules.errors import BohnanzaError
 from projections.engine import durable_commit
 
 from .tables import idempotency, tokens
+
+log = logging.getLogger(__name__)
 
 TOKEN_PREFIX = "bzt_"
 TOKEN_BYTES = 24
@@ -165,6 +169,19 @@ runs now. Either way it is stored at most once, even if the first request was on
 decides how soon a retry may try, not whether a command can be stored twice."""
 
 
+ANSWERS_KEPT = timedelta(hours=24)
+"""How long the answer to a keyed command is kept (the default of the setting
+`BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS`): a retry within it gets that answer as it was given.
+An answer holds the caller's whole view, so keeping every one for ever would make the table grow
+by kilobytes a command. After the limit the key's row keeps only what the key covers (the
+caller's token digest and the request's digest), so the same key with another request is still
+refused; the same request sent again runs again under the key, as after a stopped server (see
+IN_FLIGHT_LIMIT): the event store refuses it if it was stored, and the answer is rebuilt from what
+it stored, or it is decided now (a command refused then may be a legal move now)."""
+FORGET_EVERY = timedelta(minutes=10)
+"""How often each process clears the answers older than the limit (after a keyed command)."""
+
+
 class IdempotencyError(BohnanzaError):
     """An Idempotency-Key that cannot be honoured."""
 
@@ -190,9 +207,17 @@ def request_digest(request: Any) -> str:
 class IdempotencyStore:
     """One answer per (game, Idempotency-Key): the first request runs, retries get its answer."""
 
-    def __init__(self, engine: Engine, in_flight_limit: timedelta = IN_FLIGHT_LIMIT) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        in_flight_limit: timedelta = IN_FLIGHT_LIMIT,
+        answers_kept: timedelta = ANSWERS_KEPT,
+    ) -> None:
         self.engine = engine
         self.in_flight_limit = in_flight_limit
+        self.answers_kept = answers_kept
+        self._next_forgetting = monotonic()
+        self._forgetting = threading.Lock()
 
     def begin(self, game_id: UUID, key: str, caller: Caller, request: Any) -> Replay | None:
         """Claim the key for this request; the stored answer if it was already given."""
@@ -223,25 +248,31 @@ class IdempotencyStore:
             raise KeyReused(
                 f"Idempotency-Key {key!r} was already used for a different request in this game"
             )
-        if row.status is None:
-            stopped = datetime.now(UTC) - row.created_at > self.in_flight_limit
-            if stopped and self._take_over(game_id, key, row.created_at):
-                return None  # run it again: see IN_FLIGHT_LIMIT
+        age = datetime.now(UTC) - row.created_at
+        if row.status is not None and row.response is not None and age <= self.answers_kept:
+            return Replay(row.status, row.response)
+        if row.status is None and age <= self.in_flight_limit:
             raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")
-        return Replay(row.status, row.response)
+        # its request stopped (IN_FLIGHT_LIMIT), or its answer is forgotten (ANSWERS_KEPT)
+        if self._take_over(game_id, key, row.status, row.created_at):
+            return None  # run it again, under the same key
+        raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")
 
-    def _take_over(self, game_id: UUID, key: str, claimed_at: datetime) -> bool:
-        """Claim the key anew for this request, unless another retry did first."""
+    def _take_over(self, game_id: UUID, key: str, status: int | None, claimed_at: datetime) -> bool:
+        """Claim the key anew for this request, unless another retry did first (the row is no
+        longer as it was read)."""
         with self.engine.begin() as connection:
             taken = connection.execute(
                 update(idempotency)
                 .where(
                     idempotency.c.game_id == game_id,
                     idempotency.c.key == key,
-                    idempotency.c.status.is_(None),
+                    idempotency.c.status.is_(None)
+                    if status is None
+                    else idempotency.c.status == status,
                     idempotency.c.created_at == claimed_at,
                 )
-                .values(created_at=datetime.now(UTC))
+                .values(created_at=datetime.now(UTC), status=None, response=None)
             )
         return taken.rowcount == 1
 
@@ -252,6 +283,47 @@ class IdempotencyStore:
                 .where(idempotency.c.game_id == game_id, idempotency.c.key == key)
                 .values(status=status, response=response)
             )
+        self._forget_now_and_then()
+
+    def forget_old_answers(self) -> int:
+        """Clear every answer older than `answers_kept`, keeping what its key covers (see
+        ANSWERS_KEPT); how many were cleared."""
+        cutoff = datetime.now(UTC) - self.answers_kept
+        with self.engine.begin() as connection:
+            forgotten = connection.execute(
+                update(idempotency)
+                .where(
+                    idempotency.c.created_at < cutoff,
+                    idempotency.c.status.is_not(None),
+                    idempotency.c.response.is_not(None),
+                )
+                .values(response=null())
+            )
+        return forgotten.rowcount
+
+    def _forget_now_and_then(self) -> None:
+        """`forget_old_answers`, if this process has not for FORGET_EVERY. A failure is logged,
+        not raised: the command and its answer are stored, and the next time clears them."""
+        now = monotonic()
+        if now < self._next_forgetting or not self._forgetting.acquire(blocking=False):
+            return
+        try:
+            self._next_forgetting = now + FORGET_EVERY.total_seconds()
+            forgotten = self.forget_old_answers()
+            if forgotten:
+                log.info(
+                    "forgot %d answers to keyed commands older than %s",
+                    forgotten,
+                    self.answers_kept,
+                )
+        except SQLAlchemyError:
+            log.warning(
+                "the answers to keyed commands older than %s could not be cleared",
+                self.answers_kept,
+                exc_info=True,
+            )
+        finally:
+            self._forgetting.release()
 
     def abandon(self, game_id: UUID, key: str) -> None:
         """Forget a claim whose request failed unexpectedly, so the client may retry it."""

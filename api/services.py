@@ -23,7 +23,7 @@ from projections.views import Viewer, ViewFold
 from replays.steps import Replay
 
 from . import tables
-from .security import IN_FLIGHT_LIMIT, IdempotencyStore, TokenStore
+from .security import ANSWERS_KEPT, IN_FLIGHT_LIMIT, IdempotencyStore, TokenStore
 
 log = logging.getLogger(__name__)
 
@@ -134,19 +134,20 @@ class Services:
         *,
         inline_projections: bool,
         in_flight_limit: timedelta = IN_FLIGHT_LIMIT,
+        answers_kept: timedelta = ANSWERS_KEPT,
     ) -> None:
         self.database_url = database_url
         self.app = Bohnanza.from_url(database_url)
         self.engine = projection_engine(database_url)
         try:
-            tables.metadata.create_all(self.engine)
+            tables.create_missing(self.engine)
             self.projector = Projector(self.app, self.engine)
         except BaseException:
             self.engine.dispose()  # and the store's pool, so that a retry starts clean
             self.app.close()
             raise
         self.tokens = TokenStore(self.engine)
-        self.idempotency = IdempotencyStore(self.engine, in_flight_limit)
+        self.idempotency = IdempotencyStore(self.engine, in_flight_limit, answers_kept)
         self.views = GameViews(self.app)
         self.inline_projections = inline_projections
         self._catching_up = threading.Lock()

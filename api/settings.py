@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 from domain.storage import default_database_url
 
-from .security import IN_FLIGHT_LIMIT
+from .security import ANSWERS_KEPT, IN_FLIGHT_LIMIT
 
 TRUE = {"1", "true", "yes", "y", "on"}
 READ_TIMEOUT_SECONDS = 15.0
@@ -34,6 +35,10 @@ class Settings:
     """`BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS`: how long a command's first request with an
     Idempotency-Key counts as running; a retry within it gets 409, a retry after it runs the
     command again under the key (stored at most once: see api/security.py)."""
+    idempotency_answers_kept_hours: float = ANSWERS_KEPT / timedelta(hours=1)
+    """`BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS`: how long the answer to a command with an
+    Idempotency-Key is kept for retries; after it, the key still refuses another request, and
+    the same request runs again under it (see ANSWERS_KEPT in api/security.py)."""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> Settings:
@@ -46,17 +51,25 @@ class Settings:
             data_dir=data_dir,
             inline_projections=inline,
             auditor_token=environ.get("BOHNANZA_AUDITOR_TOKEN") or None,
-            read_timeout_seconds=_seconds(
+            read_timeout_seconds=_positive(
                 environ, "BOHNANZA_READ_TIMEOUT_SECONDS", READ_TIMEOUT_SECONDS
             ),
-            idempotency_in_flight_seconds=_seconds(
+            idempotency_in_flight_seconds=_positive(
                 environ, "BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS", IN_FLIGHT_LIMIT.total_seconds()
+            ),
+            idempotency_answers_kept_hours=_positive(
+                environ,
+                "BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS",
+                ANSWERS_KEPT / timedelta(hours=1),
+                "hours",
             ),
         )
 
 
-def _seconds(environ: Mapping[str, str], name: str, default: float) -> float:
-    """A positive number of seconds from the environment; a clear error for anything else."""
+def _positive(
+    environ: Mapping[str, str], name: str, default: float, unit: str = "seconds"
+) -> float:
+    """A positive number (of `unit`) from the environment; a clear error for anything else."""
     text = environ.get(name)
     if not text:
         return default
@@ -65,5 +78,5 @@ def _seconds(environ: Mapping[str, str], name: str, default: float) -> float:
     except ValueError:
         seconds = -1.0
     if not 0 < seconds < float("inf"):
-        raise ValueError(f"{name} must be a positive number of seconds, not {text!r}")
+        raise ValueError(f"{name} must be a positive number of {unit}, not {text!r}")
     return seconds

@@ -6,7 +6,7 @@ database as the events, through the same SQLAlchemy engine as the projections.
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, Column, Integer, MetaData, String, Table, Text, Uuid
+from sqlalchemy import JSON, Column, Engine, Index, Integer, MetaData, String, Table, Text, Uuid
 
 from projections.tables import UTCDateTime
 
@@ -34,3 +34,19 @@ idempotency = Table(
     Column("created_at", UTCDateTime, nullable=False),
     Column("note", Text, nullable=True),
 )
+
+answers_by_age = Index(
+    "api_idempotency_answers_by_age",
+    idempotency.c.created_at,
+    sqlite_where=idempotency.c.response.is_not(None),
+    postgresql_where=idempotency.c.response.is_not(None),
+)
+"""The keys whose answers are still kept, oldest first: what clearing old answers reads
+(api/security.py, ANSWERS_KEPT)."""
+
+
+def create_missing(engine: Engine) -> None:
+    """The API's tables, and any index a database made by an earlier version lacks."""
+    metadata.create_all(engine)
+    for index in (answers_by_age,):
+        index.create(engine, checkfirst=True)

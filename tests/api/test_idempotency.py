@@ -4,20 +4,24 @@ stored once; concurrent commands on one game never lose or duplicate an event.""
 from __future__ import annotations
 
 import threading
+import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import update
+from sqlalchemy import Engine, inspect, select, update
 
-from api import tables
+from api import security, tables
+from api.security import FORGET_EVERY
 from domain.rules.commands import parse_command
 from domain.rules.errors import Conflict
+from projections.engine import schema_of
 
 from .conftest import web_app
 from .support import CreatedGame, assert_envelope, command, create_game, version_of
@@ -216,6 +220,113 @@ def test_of_two_retries_after_the_server_stopped_one_runs_the_command(
     assert stored_events(web, game) == 2
 
 
+def as_if_answered_long_ago(web: Flask) -> None:
+    """Date every key's answer back beyond the time answers are kept."""
+    kept = web.extensions["bohnanza"].get().idempotency.answers_kept
+    long_ago = datetime.now(UTC) - kept - timedelta(seconds=1)
+    with web.extensions["bohnanza"].get().engine.begin() as connection:
+        connection.execute(update(tables.idempotency).values(created_at=long_ago))
+
+
+def idempotency_rows(web: Flask) -> list[Any]:
+    with web.extensions["bohnanza"].get().engine.connect() as connection:
+        return list(connection.execute(select(tables.idempotency)))
+
+
+def forget_old_answers(web: Flask, cleared: bool) -> None:
+    """Answers older than the limit are forgotten whether or not they were cleared yet."""
+    as_if_answered_long_ago(web)
+    if cleared:
+        assert web.extensions["bohnanza"].get().idempotency.forget_old_answers() >= 1
+        assert [row.response for row in idempotency_rows(web)] == [None]
+
+
+FORGOTTEN = pytest.mark.parametrize("cleared", [True, False], ids=["cleared", "not-cleared-yet"])
+
+
+@FORGOTTEN
+def test_a_retry_after_its_answer_was_forgotten_gets_it_rebuilt_and_stores_nothing(
+    web: Flask, client: FlaskClient, game: CreatedGame, cleared: bool
+) -> None:
+    headers = game.seat(0, Idempotency_Key="plant-1")
+    first = command(client, game, headers, **PLANT).get_json()
+    forget_old_answers(web, cleared)
+
+    retry = command(client, game, headers, **PLANT)
+
+    answer = retry.get_json()
+    assert retry.status_code == 200, answer
+    assert retry.headers["Idempotent-Replayed"] == "true"
+    assert {**answer, "position": None} == {**first, "position": None}
+    assert answer["position"] >= first["position"]
+    assert stored_events(web, game) == 3
+    assert command(client, game, headers, **PLANT).get_json() == answer  # kept again
+
+
+@FORGOTTEN
+def test_the_same_key_with_another_body_is_refused_after_its_answer_was_forgotten(
+    web: Flask, client: FlaskClient, game: CreatedGame, cleared: bool
+) -> None:
+    command(client, game, game.seat(0, Idempotency_Key="k"), **PLANT)
+    forget_old_answers(web, cleared)
+
+    response = command(client, game, game.seat(0, Idempotency_Key="k"), **{**PLANT, "field": 1})
+
+    assert_envelope(response, 422, "idempotency_key_reused")
+    assert stored_events(web, game) == 3
+
+
+def test_a_refused_command_sent_again_after_its_answer_was_forgotten_is_decided_anew(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    headers = game.seat(1, Idempotency_Key="too-early")
+    first = command(client, game, headers, type="plant", field=0)
+    forget_old_answers(web, cleared=True)
+
+    retry = command(client, game, headers, type="plant", field=0)
+    again = command(client, game, headers, type="plant", field=0)
+
+    assert_envelope(retry, 409, "rule_violation")
+    assert retry.get_json() == first.get_json()
+    assert "Idempotent-Replayed" not in retry.headers
+    assert again.headers["Idempotent-Replayed"] == "true"
+
+
+def test_clearing_old_answers_keeps_newer_answers_and_requests_still_running(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    command(client, game, game.seat(0, Idempotency_Key="old"), **PLANT)
+    claim_for_seat_0(web, game, "running")
+    as_if_answered_long_ago(web)
+    command(client, game, game.seat(0, Idempotency_Key="new"), **{**PLANT, "field": 1})
+
+    cleared = web.extensions["bohnanza"].get().idempotency.forget_old_answers()
+
+    rows = {row.key: row for row in idempotency_rows(web)}
+    assert cleared == 1
+    assert (rows["old"].status, rows["old"].response) == (200, None)
+    assert rows["running"].status is None
+    assert rows["new"].response["version"] == 4
+
+
+def test_keyed_commands_clear_old_answers_every_ten_minutes(
+    web: Flask, client: FlaskClient, game: CreatedGame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    command(client, game, game.seat(0, Idempotency_Key="old"), **PLANT)  # clears, none yet
+    as_if_answered_long_ago(web)
+    command(client, game, game.seat(0, Idempotency_Key="soon"), **{**PLANT, "field": 1})
+    kept_within_ten_minutes = {row.key: row.response for row in idempotency_rows(web)}
+    later = time.monotonic() + FORGET_EVERY.total_seconds()
+    monkeypatch.setattr(security, "monotonic", lambda: later)
+
+    command(client, game, game.seat(1, Idempotency_Key="later"), type="plant", field=0)
+
+    answers = {row.key: row.response for row in idempotency_rows(web)}
+    assert kept_within_ten_minutes["old"] is not None
+    assert answers["old"] is None
+    assert answers["soon"] is not None
+
+
 def test_keys_belong_to_one_game(web: Flask, client: FlaskClient, game: CreatedGame) -> None:
     other = create_game(client)
 
@@ -330,3 +441,20 @@ def test_concurrent_commands_based_on_one_version_apply_exactly_once(sqlite_web:
     assert statuses[200] == 1
     assert statuses[200] + statuses[412] == 6
     assert version_of(client, game) == 3
+
+
+def test_a_database_made_before_answers_were_cleared_gets_their_index(
+    shared_database_url: str,
+) -> None:
+    with web_app(shared_database_url) as first:
+        engine = first.extensions["bohnanza"].get().engine
+        tables.answers_by_age.drop(engine)
+        assert not has_answers_index(engine)
+
+    with web_app(shared_database_url) as again:
+        assert has_answers_index(again.extensions["bohnanza"].get().engine)
+
+
+def has_answers_index(engine: Engine) -> bool:
+    indexes = inspect(engine).get_indexes(tables.idempotency.name, schema=schema_of(engine))
+    return tables.answers_by_age.name in {index["name"] for index in indexes}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.security import IN_FLIGHT_LIMIT
+from api.security import ANSWERS_KEPT, IN_FLIGHT_LIMIT
 from api.settings import Settings
 
 
@@ -25,3 +25,23 @@ def test_the_time_a_command_counts_as_running_can_be_set() -> None:
 def test_a_time_that_is_no_positive_number_is_refused_by_name(value: str) -> None:
     with pytest.raises(ValueError, match="BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS"):
         Settings.from_env({"BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS": value})
+
+
+def test_answers_to_keyed_commands_are_kept_for_a_day_by_default() -> None:
+    settings = Settings.from_env({})
+
+    assert settings.idempotency_answers_kept_hours == ANSWERS_KEPT.total_seconds() / 3600 == 24
+
+
+def test_the_time_answers_are_kept_can_be_set_in_hours() -> None:
+    settings = Settings.from_env({"BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS": "168"})
+
+    assert settings.idempotency_answers_kept_hours == 168
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "a week", "inf"])
+def test_a_time_answers_are_kept_that_is_no_positive_number_of_hours_is_refused_by_name(
+    value: str,
+) -> None:
+    with pytest.raises(ValueError, match=r"BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS .* hours"):
+        Settings.from_env({"BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS": value})
