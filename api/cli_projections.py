@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
+from pathlib import Path
 from types import FrameType
 
 import click
 
+from projections.heartbeat import Heartbeat
 from projections.runner import BATCH_SIZE, REBUILD_BATCH_SIZE, Projector
 
 from .cli_support import open_store
@@ -41,8 +43,16 @@ def projections() -> None:
     help="Seconds between looks at the store when nothing is new.",
 )
 @click.option("--batch-size", default=BATCH_SIZE, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--heartbeat",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="A file to touch after every look at the store that reached the database; "
+    "`python -m projections.heartbeat FILE` is the health check that reads it.",
+)
 @click.pass_context
-def follow(ctx: click.Context, poll_interval: float, batch_size: int) -> None:
+def follow(
+    ctx: click.Context, poll_interval: float, batch_size: int, heartbeat: Path | None
+) -> None:
     """Keep the read models current until stopped (Ctrl-C or SIGTERM): the projector process."""
     stop = threading.Event()
 
@@ -55,9 +65,20 @@ def follow(ctx: click.Context, poll_interval: float, batch_size: int) -> None:
         projector = _opened_when_reachable(ctx, stop, stack)
         if projector is None:
             return
+        beat = None if heartbeat is None else _first_beat(Heartbeat(heartbeat))
         click.echo(f"Following the store from position {_lowest(projector)}; Ctrl-C stops.")
-        projector.follow(poll_interval, stop, batch_size)
+        projector.follow(poll_interval, stop, batch_size, reached=beat)
         click.echo(f"Stopped at position {_lowest(projector)}.")
+
+
+def _first_beat(heartbeat: Heartbeat) -> Callable[[], None]:
+    """The heartbeat's `beat`, once it has beaten (the database was just reached): a file that
+    cannot be written stops the projector at once, not its health check later."""
+    try:
+        heartbeat.beat()
+    except OSError as error:
+        raise click.ClickException(f"cannot write the heartbeat file: {error}") from None
+    return heartbeat.beat
 
 
 def _opened_when_reachable(

@@ -138,12 +138,14 @@ class Projector:
         poll_interval: float = 0.5,
         stop: threading.Event | None = None,
         batch_size: int = BATCH_SIZE,
+        reached: Callable[[], object] | None = None,
     ) -> None:
         """Keep catching up until `stop` is set, polling the store when there is nothing new.
 
         A database that goes away is waited for, asking again less and less often (up to every
         `UNAVAILABLE_WAIT_SECONDS`), with one warning when it goes and one when it is back; a
-        projection that fails raises."""
+        projection that fails raises. `reached` is called after every round that reached the
+        database (the projector's heartbeat: projections/heartbeat.py)."""
         stop = stop or threading.Event()
         failures = 0
         while not stop.is_set():
@@ -155,6 +157,8 @@ class Projector:
                     log.warning("projector: database unavailable; retrying", exc_info=True)
                 stop.wait(min(poll_interval * 2**failures, UNAVAILABLE_WAIT_SECONDS))
                 continue
+            if reached is not None:
+                reached()
             if failures:
                 log.warning("projector: database available again after %d attempts", failures)
                 failures = 0

@@ -16,6 +16,7 @@ from gunicorn.util import load_class
 
 from api.worker import KeepAliveThreadWorker
 from domain.storage import persistence_env
+from projections import heartbeat
 
 ROOT = Path(__file__).resolve().parents[1]
 SPEC = json.loads((Path(__file__).parent / "data" / "compose-spec.json").read_text())
@@ -106,9 +107,24 @@ def test_the_api_is_built_from_the_dockerfile_and_leaves_projections_to_the_proj
 def test_the_projector_follows_the_store_from_the_same_image(compose: dict[str, Any]) -> None:
     api, projector = compose["services"]["api"], compose["services"]["projector"]
 
-    assert projector["command"] == ["bohnanza", "projections", "follow"]
+    assert projector["command"][:3] == ["bohnanza", "projections", "follow"]
     assert projector["image"] == api["image"]
     assert projector["build"] == api["build"]
+
+
+def test_the_projectors_health_check_reads_the_heartbeat_its_command_touches(
+    compose: dict[str, Any], tmp_path: Path
+) -> None:
+    projector = compose["services"]["projector"]
+    command = projector["command"]
+    check = projector["healthcheck"]["test"]
+    stand_in = tmp_path / "projector.heartbeat"
+
+    assert command[3:] == ["--heartbeat", check[4]]
+    assert check[:4] == ["CMD", "python", "-m", "projections.heartbeat"]
+    assert heartbeat.main([str(stand_in), *check[5:]]) == 1  # before the first beat
+    heartbeat.Heartbeat(stand_in).beat()
+    assert heartbeat.main([str(stand_in), *check[5:]]) == 0
 
 
 def test_the_image_is_python_3_11_slim_with_the_project_installed(dockerfile: list[str]) -> None:

@@ -887,10 +887,38 @@ def test_a_follower_waits_longer_and_longer_for_a_database_that_went_away_and_wa
     ]
 
 
-def test_a_follower_started_before_its_database_is_reachable_waits_for_it_until_stopped() -> None:
+def test_a_follower_beats_its_heartbeat_after_every_round_that_reached_the_database(
+    projector: Projector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    outcomes = iter([3, 0, OperationalError("gone"), OperationalError("gone"), 0])
+    rounds: list[str] = []
+
+    def catch_up(_batch_size: int) -> int:
+        outcome = next(outcomes)
+        rounds.append("failed" if isinstance(outcome, Exception) else "reached")
+        if isinstance(outcome, Exception):
+            raise outcome
+        return outcome
+
+    monkeypatch.setattr(projector, "catch_up", catch_up)
+    beats: list[int] = []
+
+    projector.follow(0.5, _CountedStop(waits=4), reached=lambda: beats.append(len(rounds)))
+
+    assert rounds == ["reached", "reached", "failed", "failed", "reached"]
+    assert beats == [1, 2, 5]
+
+
+def test_a_follower_started_before_its_database_is_reachable_waits_for_it_until_stopped(
+    tmp_path: Path,
+) -> None:
     unreachable = "postgresql://postgres@127.0.0.1:1/bohnanza"  # nothing listens on port 1
+    heartbeat = tmp_path / "projector.heartbeat"
     process = subprocess.Popen(
-        [sys.executable, "-m", "api.cli", "--database-url", unreachable, "projections", "follow"],
+        [
+            *[sys.executable, "-m", "api.cli", "--database-url", unreachable],
+            *["projections", "follow", "--heartbeat", str(heartbeat)],
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -908,6 +936,56 @@ def test_a_follower_started_before_its_database_is_reachable_waits_for_it_until_
     assert warning.endswith("); trying again every 2 s\n")
     assert still_waiting
     assert returncode == 0
+    assert not heartbeat.exists()  # so its health check fails: it cannot work
+
+
+def test_a_follower_touches_its_heartbeat_once_it_reaches_the_database(tmp_path: Path) -> None:
+    heartbeat = tmp_path / "projector.heartbeat"
+    url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    process = subprocess.Popen(
+        [
+            *[sys.executable, "-m", "api.cli", "--database-url", url],
+            *["projections", "follow", "--poll-interval", "0.05", "--heartbeat", str(heartbeat)],
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith("Following the store")
+        first = heartbeat.stat().st_mtime_ns
+        deadline = time.monotonic() + 10
+        while heartbeat.stat().st_mtime_ns == first and time.monotonic() < deadline:
+            time.sleep(0.05)
+        beating = heartbeat.stat().st_mtime_ns > first
+        healthy = subprocess.run(
+            [sys.executable, "-m", "projections.heartbeat", str(heartbeat), "--max-age", "30"],
+            capture_output=True,
+            text=True,
+        )
+        process.send_signal(signal.SIGTERM)
+        returncode = process.wait(timeout=30)
+    finally:
+        process.kill()
+
+    assert beating
+    assert healthy.returncode == 0, healthy.stderr
+    assert healthy.stdout.startswith("the projector reached the database ")
+    assert returncode == 0
+
+
+def test_a_heartbeat_file_that_cannot_be_written_stops_the_follower_at_once(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    heartbeat = tmp_path / "no such directory" / "projector.heartbeat"
+
+    result = CliRunner().invoke(
+        main, ["--database-url", url, "projections", "follow", "--heartbeat", str(heartbeat)]
+    )
+
+    assert result.exit_code == 1
+    assert "cannot write the heartbeat file" in result.output
 
 
 def test_an_unknown_projection_cannot_be_rebuilt(projector: Projector) -> None:

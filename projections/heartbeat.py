@@ -1,0 +1,83 @@
+"""The projector's heartbeat: a file it touches after every look at the store, and the health check
+that reads its age.
+
+A projector has no port to ask, and a projector that runs but cannot work (its database gone, a
+projection stuck failing) looks alive to its container. `bohnanza projections follow --heartbeat
+FILE` touches FILE after every round that reached the database, caught up or not; a round that
+could not does not. So the file's age is how long the projector has been unable to work, and
+
+    python -m projections.heartbeat FILE --max-age 30
+
+exits 0 while it is younger than 30 s and 1 otherwise (missing included), saying why. It imports
+the standard library only, so a container's health check every few seconds costs milliseconds
+(the `bohnanza` command would load the whole service each time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+MAX_AGE_SECONDS = 30.0
+"""How old the heartbeat may be by default: several polls, and the longest wait between tries
+while the database is away is 5 s (projections/runner.py, UNAVAILABLE_WAIT_SECONDS)."""
+
+
+class Heartbeat:
+    """Touches its file: the projector reached the database just now."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def beat(self) -> None:
+        self.path.touch()
+
+
+def age(path: Path, now: float | None = None) -> float | None:
+    """Seconds since the heartbeat at `path` was last touched; None if there is none."""
+    try:
+        touched = path.stat().st_mtime
+    except FileNotFoundError:
+        return None
+    return (time.time() if now is None else now) - touched
+
+
+def check(path: Path, max_age: float) -> tuple[bool, str]:
+    """Whether the projector behind the heartbeat at `path` is healthy, and why (one line)."""
+    seconds = age(path)
+    if seconds is None:
+        return False, f"no heartbeat at {path}: the projector has not reached the database yet"
+    if seconds > max_age:
+        return False, (
+            f"the projector's last heartbeat is {seconds:.0f} s old (more than {max_age:g} s): "
+            "it cannot reach the database, or it stopped"
+        )
+    return True, f"the projector reached the database {max(seconds, 0):.1f} s ago"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m projections.heartbeat",
+        description="Exit 0 if the projector's heartbeat file is recent, 1 if not.",
+    )
+    parser.add_argument(
+        "file", type=Path, help="the file given to `projections follow --heartbeat`"
+    )
+    parser.add_argument(
+        "--max-age",
+        type=float,
+        default=MAX_AGE_SECONDS,
+        help=f"seconds the heartbeat may be old (default {MAX_AGE_SECONDS:g})",
+    )
+    args = parser.parse_args(argv)
+    if not args.max_age > 0:
+        parser.error("--max-age must be a positive number of seconds")
+    healthy, reason = check(args.file, args.max_age)
+    print(reason, file=sys.stdout if healthy else sys.stderr)
+    return 0 if healthy else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""The projector's health check (projections/heartbeat.py): healthy while its heartbeat file is
+recent, unhealthy when it is old or missing, with one line saying which."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from projections.heartbeat import Heartbeat, main
+
+
+@pytest.fixture
+def heartbeat(tmp_path: Path) -> Path:
+    return tmp_path / "projector.heartbeat"
+
+
+def test_a_recent_heartbeat_is_healthy(heartbeat: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    Heartbeat(heartbeat).beat()
+
+    assert main([str(heartbeat), "--max-age", "30"]) == 0
+    assert capsys.readouterr().out.startswith("the projector reached the database 0.")
+
+
+def test_a_heartbeat_older_than_the_limit_is_unhealthy(
+    heartbeat: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Heartbeat(heartbeat).beat()
+    long_ago = time.time() - 45
+    os.utime(heartbeat, (long_ago, long_ago))
+
+    assert main([str(heartbeat), "--max-age", "30"]) == 1
+    assert capsys.readouterr().err == (
+        "the projector's last heartbeat is 45 s old (more than 30 s): it cannot reach the "
+        "database, or it stopped\n"
+    )
+
+
+def test_no_heartbeat_at_all_is_unhealthy(
+    heartbeat: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([str(heartbeat)]) == 1
+    assert "has not reached the database yet" in capsys.readouterr().err
+
+
+def test_each_beat_touches_the_file_again(heartbeat: Path) -> None:
+    Heartbeat(heartbeat).beat()
+    long_ago = time.time() - 45
+    os.utime(heartbeat, (long_ago, long_ago))
+
+    Heartbeat(heartbeat).beat()
+
+    assert time.time() - heartbeat.stat().st_mtime < 5
+
+
+@pytest.mark.parametrize("max_age", ["0", "-5", "nan"])
+def test_a_limit_that_is_no_positive_number_of_seconds_is_refused(
+    heartbeat: Path, max_age: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([str(heartbeat), "--max-age", max_age])
+
+    assert exit_.value.code == 2
