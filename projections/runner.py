@@ -145,12 +145,23 @@ class Projector:
         A database that goes away is waited for, asking again less and less often (up to every
         `UNAVAILABLE_WAIT_SECONDS`), with one warning when it goes and one when it is back; a
         projection that fails raises. `reached` is called after every round that reached the
-        database (the projector's heartbeat: projections/heartbeat.py)."""
+        database and between the batches of a long catch up (the projector's heartbeat:
+        projections/heartbeat.py); `stop` is seen there too, so a projector told to stop
+        halfway through a large backlog stops after the batch at hand."""
         stop = stop or threading.Event()
+
+        def between_batches(_moved: int) -> None:
+            if reached is not None:
+                reached()
+            if stop.is_set():
+                raise _Stopped
+
         failures = 0
         while not stop.is_set():
             try:
-                advanced = self.catch_up(batch_size)
+                advanced = self.catch_up(batch_size, progress=between_batches)
+            except _Stopped:
+                return
             except (exc.OperationalError, exc.InterfaceError, OperationalError, InterfaceError):
                 failures += 1
                 if failures == 1:
@@ -232,9 +243,10 @@ class Projector:
                 self._known.pop(name, None)
                 raise
             advanced += end - position
+            moved, position = end - position, end
+            self._known[name] = end
             if progress is not None:
-                progress(end - position)
-            position = self._known[name] = end
+                progress(moved)
         return advanced
 
     def _decode(self, notifications: Sequence[Notification]) -> list[Recorded]:
@@ -310,6 +322,10 @@ def _reshaped(bind: Engine | Connection, tables: Sequence[Table]) -> list[str]:
         if {column["name"] for column in inspector.get_columns(table.name, schema)}
         != set(table.c.keys())
     ]
+
+
+class _Stopped(Exception):
+    """`follow` was told to stop between two batches of a catch up (each batch is committed)."""
 
 
 class CatchUpInBackground:

@@ -868,7 +868,7 @@ def test_a_follower_waits_longer_and_longer_for_a_database_that_went_away_and_wa
 ) -> None:
     outcomes = iter([OperationalError("gone")] * 4 + [0])
 
-    def catch_up(_batch_size: int) -> int:
+    def catch_up(_batch_size: int, progress: object = None) -> int:
         outcome = next(outcomes)
         if isinstance(outcome, Exception):
             raise outcome
@@ -893,7 +893,7 @@ def test_a_follower_beats_its_heartbeat_after_every_round_that_reached_the_datab
     outcomes = iter([3, 0, OperationalError("gone"), OperationalError("gone"), 0])
     rounds: list[str] = []
 
-    def catch_up(_batch_size: int) -> int:
+    def catch_up(_batch_size: int, progress: object = None) -> int:
         outcome = next(outcomes)
         rounds.append("failed" if isinstance(outcome, Exception) else "reached")
         if isinstance(outcome, Exception):
@@ -907,6 +907,37 @@ def test_a_follower_beats_its_heartbeat_after_every_round_that_reached_the_datab
 
     assert rounds == ["reached", "reached", "failed", "failed", "reached"]
     assert beats == [1, 2, 5]
+
+
+def test_a_follower_beats_its_heartbeat_between_the_batches_of_a_long_catch_up(
+    app: Bohnanza, projector: Projector
+) -> None:
+    for seed in range(3):
+        app.start_game(["Ana", "Ben", "Cleo"], seed=seed)
+    stop = _CountedStop(waits=1)
+    beats: list[int] = []
+
+    projector.follow(0.01, stop, batch_size=2, reached=lambda: beats.append(_lowest(projector)))
+
+    assert len(beats) > app.position() // 2  # a beat a batch of each projection, and a round's
+    assert beats[-1] == app.position()
+
+
+def test_a_follower_told_to_stop_halfway_through_a_backlog_stops_after_the_batch_at_hand(
+    app: Bohnanza, projector: Projector
+) -> None:
+    for seed in range(3):
+        app.start_game(["Ana", "Ben", "Cleo"], seed=seed)
+    stop = threading.Event()
+
+    projector.follow(0.01, stop, batch_size=2, reached=stop.set)
+
+    processed = [status.position for status in projector.status()]
+    assert 0 < max(processed) < app.position()
+
+
+def _lowest(projector: Projector) -> int:
+    return min(status.position for status in projector.status())
 
 
 def test_a_follower_started_before_its_database_is_reachable_waits_for_it_until_stopped(
