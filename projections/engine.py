@@ -58,8 +58,14 @@ def projection_engine(database_url: str) -> Engine:
         max_overflow=4,
         pool_pre_ping=True,
         # As for SQLite (below): a commit lost in a server crash takes its tracking position with
-        # it, so its events are simply read again; no need to wait for each WAL flush.
-        connect_args={"options": "-c synchronous_commit=off"},
+        # it, so its events are simply read again; no need to wait for each WAL flush. A
+        # connection is waited for as long as the event store's (`connect_timeout` in the URL,
+        # 2 s by default): without a limit, a database that drops packets held a request's
+        # token lookup, or the projector, for the system's TCP timeout (minutes).
+        connect_args={
+            "options": "-c synchronous_commit=off",
+            "connect_timeout": int(env["POSTGRES_CONNECT_TIMEOUT"]),
+        },
     )
     schema = env["POSTGRES_SCHEMA"]
     return engine.execution_options(schema_translate_map={None: schema})

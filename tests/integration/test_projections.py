@@ -9,6 +9,7 @@ projectors racing each other. Tests that need a second process run on the stores
 from __future__ import annotations
 
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -24,7 +25,7 @@ from uuid import UUID
 import pytest
 from click.testing import CliRunner
 from eventsourcing.persistence import OperationalError
-from sqlalchemy import Connection, Engine, inspect, select
+from sqlalchemy import Connection, Engine, exc, inspect, select
 
 from api.cli import main
 from domain.application import Bohnanza
@@ -1017,6 +1018,28 @@ def test_a_heartbeat_file_that_cannot_be_written_stops_the_follower_at_once(
 
     assert result.exit_code == 1
     assert "cannot write the heartbeat file" in result.output
+
+
+@pytest.mark.parametrize("store", ["event store", "read models"])
+def test_a_database_that_never_answers_is_given_up_after_the_urls_connect_timeout(
+    store: str,
+) -> None:
+    """A server that takes the connection and then says nothing (packets dropped on the way):
+    both the event store and the read models' engine stop waiting after `connect_timeout`."""
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()  # connections queue up; none is ever accepted or answered
+        url = f"postgresql://postgres@127.0.0.1:{silent.getsockname()[1]}/beans?connect_timeout=1"
+        connect = {
+            "event store": lambda: Bohnanza.from_url(url),
+            "read models": lambda: projection_engine(url).connect(),
+        }[store]
+        began = time.monotonic()
+        with pytest.raises((OperationalError, exc.OperationalError)):
+            connect()
+        waited = time.monotonic() - began
+
+    assert waited < 15  # the event store's library tries a connection a few times
 
 
 def test_an_unknown_projection_cannot_be_rebuilt(projector: Projector) -> None:
