@@ -36,7 +36,10 @@ from .settings import Settings
 @click.pass_context
 def main(ctx: click.Context, database_url: str | None) -> None:
     """Record, play and replay games of Bohnanza."""
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except ValueError as error:  # a setting that cannot be used: its name and why, no traceback
+        raise click.ClickException(str(error)) from None
     if database_url:
         settings = dataclasses.replace(settings, database_url=database_url)
     ctx.obj = settings

@@ -420,7 +420,7 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
         return _answer(status, document, replayed=True)
     except Conflict:  # lost races, nothing decided: a retry with the key is tried afresh
         if key is not None:
-            service.idempotency.abandon(game_id, key)
+            service.idempotency.release(game_id, key)
         raise
     except (ApiError, BohnanzaError) as error:
         if key is None:
@@ -428,7 +428,7 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
         status, document = _error_document(error)
     except BaseException:
         if key is not None:
-            service.idempotency.abandon(game_id, key)
+            service.idempotency.release(game_id, key)
         raise
     if key is not None:
         service.idempotency.finish(game_id, key, status, document)

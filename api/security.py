@@ -24,7 +24,7 @@ from typing import Any
 from uuid import UUID
 
 from sqlalchemy import Engine, delete, insert, null, select, update
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError
 
 from domain.rules.errors import BohnanzaError
 from projections.engine import durable_commit
@@ -169,6 +169,9 @@ runs now. Either way it is stored at most once, even if the first request was on
 decides how soon a retry may try, not whether a command can be stored twice."""
 
 
+RELEASED_AT = datetime(1970, 1, 1, tzinfo=UTC)
+"""When a released claim counts as made: long enough ago for the next retry to take it over."""
+
 ANSWERS_KEPT = timedelta(hours=24)
 """How long the answer to a keyed command is kept (the default of the setting
 `BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS`): a retry within it gets that answer as it was given.
@@ -231,7 +234,7 @@ class IdempotencyStore:
                         caller=caller.token_digest,
                         request=fingerprint,
                         status=None,
-                        response=None,
+                        response=null(),
                         created_at=datetime.now(UTC),
                     )
                 )
@@ -243,7 +246,9 @@ class IdempotencyStore:
                 select(idempotency).where(
                     idempotency.c.game_id == game_id, idempotency.c.key == key
                 )
-            ).one()
+            ).one_or_none()
+        if row is None:  # the service never removes a key's row, but a person may have
+            raise KeyInFlight(f"the request with Idempotency-Key {key!r} is changing hands")
         if row.caller != caller.token_digest or row.request != fingerprint:
             raise KeyReused(
                 f"Idempotency-Key {key!r} was already used for a different request in this game"
@@ -272,7 +277,7 @@ class IdempotencyStore:
                     else idempotency.c.status == status,
                     idempotency.c.created_at == claimed_at,
                 )
-                .values(created_at=datetime.now(UTC), status=None, response=None)
+                .values(created_at=datetime.now(UTC), status=None, response=null())
             )
         return taken.rowcount == 1
 
@@ -316,7 +321,7 @@ class IdempotencyStore:
                     forgotten,
                     self.answers_kept,
                 )
-        except SQLAlchemyError:
+        except Exception:  # housekeeping: the command and its answer are stored already
             log.warning(
                 "the answers to keyed commands older than %s could not be cleared",
                 self.answers_kept,
@@ -325,11 +330,19 @@ class IdempotencyStore:
         finally:
             self._forgetting.release()
 
-    def abandon(self, game_id: UUID, key: str) -> None:
-        """Forget a claim whose request failed unexpectedly, so the client may retry it."""
+    def release(self, game_id: UUID, key: str) -> None:
+        """Give up the claim of a request that decided nothing or failed unexpectedly, so that a
+        retry of it runs at once: the claim counts as made long ago (RELEASED_AT), as if its
+        server had stopped. The key keeps what it covers: freeing it for another request would
+        let that request be answered as the first one, whose command the event store may hold
+        under the key already (stored before the failure)."""
         with self.engine.begin() as connection:
             connection.execute(
-                delete(idempotency).where(
-                    idempotency.c.game_id == game_id, idempotency.c.key == key
+                update(idempotency)
+                .where(
+                    idempotency.c.game_id == game_id,
+                    idempotency.c.key == key,
+                    idempotency.c.status.is_(None),
                 )
+                .values(created_at=RELEASED_AT)
             )

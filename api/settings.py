@@ -14,6 +14,10 @@ from .security import ANSWERS_KEPT, IN_FLIGHT_LIMIT
 
 TRUE = {"1", "true", "yes", "y", "on"}
 READ_TIMEOUT_SECONDS = 15.0
+HOUR = 3600.0
+DAY = 86400.0
+TEN_YEARS_IN_HOURS = 87600.0
+"""The longest each setting may be (seconds, seconds, hours)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,31 +56,38 @@ class Settings:
             inline_projections=inline,
             auditor_token=environ.get("BOHNANZA_AUDITOR_TOKEN") or None,
             read_timeout_seconds=_positive(
-                environ, "BOHNANZA_READ_TIMEOUT_SECONDS", READ_TIMEOUT_SECONDS
+                environ, "BOHNANZA_READ_TIMEOUT_SECONDS", READ_TIMEOUT_SECONDS, at_most=HOUR
             ),
             idempotency_in_flight_seconds=_positive(
-                environ, "BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS", IN_FLIGHT_LIMIT.total_seconds()
+                environ,
+                "BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS",
+                IN_FLIGHT_LIMIT.total_seconds(),
+                at_most=DAY,
             ),
             idempotency_answers_kept_hours=_positive(
                 environ,
                 "BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS",
                 ANSWERS_KEPT / timedelta(hours=1),
-                "hours",
+                at_most=TEN_YEARS_IN_HOURS,
+                unit="hours",
             ),
         )
 
 
 def _positive(
-    environ: Mapping[str, str], name: str, default: float, unit: str = "seconds"
+    environ: Mapping[str, str], name: str, default: float, at_most: float, unit: str = "seconds"
 ) -> float:
-    """A positive number (of `unit`) from the environment; a clear error for anything else."""
+    """A number of `unit` above 0 and at most `at_most` from the environment (beyond a sane
+    limit the dates computed from it overflow); a clear error for anything else."""
     text = environ.get(name)
     if not text:
         return default
     try:
-        seconds = float(text)
+        value = float(text)
     except ValueError:
-        seconds = -1.0
-    if not 0 < seconds < float("inf"):
-        raise ValueError(f"{name} must be a positive number of {unit}, not {text!r}")
-    return seconds
+        value = -1.0
+    if not 0 < value <= at_most:
+        raise ValueError(
+            f"{name} must be a number of {unit} above 0 and at most {at_most:,g}, not {text!r}"
+        )
+    return value

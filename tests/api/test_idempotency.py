@@ -373,6 +373,41 @@ def test_a_request_that_decided_nothing_releases_its_key_for_a_retry(
     assert stored_events(web, game) == 3
 
 
+@pytest.mark.parametrize("forgotten", [False, True], ids=["fresh-key", "forgotten-answer"])
+def test_a_key_whose_request_failed_still_refuses_another_request(
+    web: Flask,
+    client: FlaskClient,
+    game: CreatedGame,
+    monkeypatch: pytest.MonkeyPatch,
+    forgotten: bool,
+) -> None:
+    """The failed request may have stored its command under the key before failing (here, a
+    forgotten answer's first run did): another request with the key must not be answered as
+    that command, and the request itself must still get its answer."""
+    headers = game.seat(0, Idempotency_Key="k")
+    if forgotten:
+        command(client, game, headers, **PLANT)
+        forget_old_answers(web, cleared=True)
+    services = web.extensions["bohnanza"].get()
+    execute = services.app.execute
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the process fell over")
+
+    monkeypatch.setattr(services.app, "execute", fail)
+    failed = command(client, game, headers, **PLANT)
+    monkeypatch.setattr(services.app, "execute", execute)
+
+    another = command(client, game, headers, **{**PLANT, "field": 1})
+    retry = command(client, game, headers, **PLANT)
+
+    assert failed.status_code == 500
+    assert_envelope(another, 422, "idempotency_key_reused")
+    assert retry.status_code == 200, retry.get_json()
+    assert retry.get_json()["version"] == 3
+    assert stored_events(web, game) == 3
+
+
 @pytest.mark.parametrize("key", ["", "x" * 129, "with space", "caf\u00e9", "a,b"])
 def test_an_idempotency_key_that_is_not_1_to_128_visible_ascii_characters_but_the_comma_is_a_400(
     client: FlaskClient, game: CreatedGame, key: str

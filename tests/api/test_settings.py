@@ -21,7 +21,7 @@ def test_the_time_a_command_counts_as_running_can_be_set() -> None:
     assert settings.idempotency_in_flight_seconds == 2.5
 
 
-@pytest.mark.parametrize("value", ["0", "-3", "soon", "inf", "nan"])
+@pytest.mark.parametrize("value", ["0", "-3", "soon", "inf", "nan", "86401", "1e12"])
 def test_a_time_that_is_no_positive_number_is_refused_by_name(value: str) -> None:
     with pytest.raises(ValueError, match="BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS"):
         Settings.from_env({"BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS": value})
@@ -39,9 +39,18 @@ def test_the_time_answers_are_kept_can_be_set_in_hours() -> None:
     assert settings.idempotency_answers_kept_hours == 168
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "a week", "inf"])
+@pytest.mark.parametrize("value", ["0", "-1", "a week", "inf", "87601", "1e8"])
 def test_a_time_answers_are_kept_that_is_no_positive_number_of_hours_is_refused_by_name(
     value: str,
 ) -> None:
-    with pytest.raises(ValueError, match=r"BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS .* hours"):
+    with pytest.raises(
+        ValueError,
+        match=r"BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS .* hours above 0 and at most 87,600",
+    ):
         Settings.from_env({"BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS": value})
+
+
+def test_the_longest_answers_are_kept_is_ten_years() -> None:
+    settings = Settings.from_env({"BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS": "87600"})
+
+    assert settings.idempotency_answers_kept_hours == 87600

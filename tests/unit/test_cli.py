@@ -112,3 +112,15 @@ def test_rulesets_describes_every_preset_and_option(run):
 
     for name in ("rio-grande", "amigo", "amigo-1997", "allow_retrade", "tie_break", "RULES §8.3"):
         assert name in result.output
+
+
+def test_a_setting_that_cannot_be_used_stops_the_command_with_its_name(monkeypatch, run):
+    monkeypatch.setenv("BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS", "1e8")
+
+    result = run("games")
+
+    assert result.exit_code == 1
+    assert result.output == (
+        "Error: BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS must be a number of hours above 0 and at "
+        "most 87,600, not '1e8'\n"
+    )
