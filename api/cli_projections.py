@@ -11,11 +11,12 @@ from types import FrameType
 
 import click
 
+from domain.storage import first_line
 from projections.heartbeat import Heartbeat
 from projections.runner import BATCH_SIZE, REBUILD_BATCH_SIZE, Projector
 
 from .cli_support import open_store
-from .errors import UNAVAILABLE, first_line
+from .errors import UNAVAILABLE
 from .settings import Settings
 
 RETRY_SECONDS = 2.0
@@ -45,7 +46,8 @@ def projections() -> None:
 @click.option("--batch-size", default=BATCH_SIZE, show_default=True, type=click.IntRange(min=1))
 @click.option(
     "--heartbeat",
-    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    type=click.Path(dir_okay=False, writable=True),
+    callback=lambda _ctx, _param, value: _file_named(value),
     help="A file to touch after every look at the store that reached the database; "
     "`python -m projections.heartbeat FILE` is the health check that reads it.",
 )
@@ -67,18 +69,31 @@ def follow(
             return
         beat = None if heartbeat is None else _first_beat(Heartbeat(heartbeat))
         click.echo(f"Following the store from position {_lowest(projector)}; Ctrl-C stops.")
-        projector.follow(poll_interval, stop, batch_size, reached=beat)
-        click.echo(f"Stopped at position {_lowest(projector)}.")
+        if not projector.follow(poll_interval, stop, batch_size, reached=beat):
+            click.echo("Stopped while the database was unavailable.")  # nothing is lost
+            return
+        try:
+            click.echo(f"Stopped at position {_lowest(projector)}.")
+        except UNAVAILABLE as error:
+            click.echo(f"Stopped; the database became unavailable ({first_line(error)}).")
+
+
+def _file_named(value: str | None) -> Path | None:
+    """The heartbeat's path; an empty one would name the current directory."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("name a file", param_hint="--heartbeat")
+    return None if value is None else Path(value)
 
 
 def _first_beat(heartbeat: Heartbeat) -> Callable[[], None]:
-    """The heartbeat's `beat`, once it has beaten (the database was just reached): a file that
-    cannot be written stops the projector at once, not its health check later."""
+    """The heartbeat's `beat_or_warn`, once it has beaten (the database was just reached): a
+    file that cannot be written at start stops the projector at once, not its health check
+    later; one that goes away later is logged, and the read models go on."""
     try:
         heartbeat.beat()
     except OSError as error:
         raise click.ClickException(f"cannot write the heartbeat file: {error}") from None
-    return heartbeat.beat
+    return heartbeat.beat_or_warn
 
 
 def _opened_when_reachable(

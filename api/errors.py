@@ -28,6 +28,7 @@ from domain.rules.errors import (
     NotFound,
     RuleViolation,
 )
+from domain.storage import first_line
 from replays.games import AlreadyImported
 from replays.record import IllegalRecord, RecordError
 
@@ -184,13 +185,6 @@ def _api_error(error: ApiError) -> Response:
 def _unavailable(error: Exception) -> Response:
     log.warning("the store is unavailable: %s: %s", type(error).__name__, first_line(error))
     return envelope(503, "unavailable", "The store is unavailable just now; try again shortly.")
-
-
-def first_line(error: Exception) -> str:
-    """What the driver said, for an operator: its first line only. SQLAlchemy's own text goes on
-    with the statement and its parameters, which may hold what clients sent."""
-    cause = getattr(error, "orig", None) or error
-    return (str(cause).strip().splitlines() or [""])[0][:300]
 
 
 def _unexpected(error: Exception) -> Response:

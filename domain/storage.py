@@ -20,6 +20,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import psycopg
 from eventsourcing.persistence import OperationalError
 
+from .network import network_limits
 from .request_keys import MEMORY_FACTORY, POSTGRES_RECORDER, SQLITE_RECORDER
 from .rules.errors import BohnanzaError
 
@@ -86,6 +87,13 @@ def persistence_env(database_url: str) -> dict[str, str]:
     )
 
 
+def first_line(error: Exception) -> str:
+    """What the database driver said, for an operator: its first line only. SQLAlchemy's own
+    text goes on with the statement and its parameters, which may hold what clients sent."""
+    cause = getattr(error, "orig", None) or error
+    return (str(cause).strip().splitlines() or [""])[0][:300]
+
+
 def _count(query: dict[str, list[str]], name: str, default: str) -> str:
     """A whole-number query parameter, checked here rather than failing later inside the pool."""
     value = query.get(name, [default])[0]
@@ -114,7 +122,7 @@ def opening_alone(env: Mapping[str, str]) -> Iterator[None]:
             password=env["POSTGRES_PASSWORD"],
             dbname=env["POSTGRES_DBNAME"],
             autocommit=True,
-            connect_timeout=int(float(env.get("POSTGRES_CONNECT_TIMEOUT", "30"))),
+            **network_limits(int(float(env.get("POSTGRES_CONNECT_TIMEOUT", "30")))),
         )
     except psycopg.OperationalError as error:
         raise OperationalError(str(error)) from error

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.pool import QueuePool
 
+from domain.network import network_limits
 from domain.request_keys import MEMORY_FACTORY
 from domain.storage import persistence_env
 
@@ -58,13 +59,12 @@ def projection_engine(database_url: str) -> Engine:
         max_overflow=4,
         pool_pre_ping=True,
         # As for SQLite (below): a commit lost in a server crash takes its tracking position with
-        # it, so its events are simply read again; no need to wait for each WAL flush. A
-        # connection is waited for as long as the event store's (`connect_timeout` in the URL,
-        # 2 s by default): without a limit, a database that drops packets held a request's
-        # token lookup, or the projector, for the system's TCP timeout (minutes).
+        # it, so its events are simply read again; no need to wait for each WAL flush. The
+        # network limits are the event store's (domain/storage.py): without them, a database
+        # that stops answering held a request's token lookup, or the projector, for minutes.
         connect_args={
             "options": "-c synchronous_commit=off",
-            "connect_timeout": int(env["POSTGRES_CONNECT_TIMEOUT"]),
+            **network_limits(int(env["POSTGRES_CONNECT_TIMEOUT"])),
         },
     )
     schema = env["POSTGRES_SCHEMA"]

@@ -16,39 +16,69 @@ the standard library only, so a container's health check every few seconds costs
 from __future__ import annotations
 
 import argparse
+import logging
+import math
+import stat
 import sys
 import time
 from pathlib import Path
 
+log = logging.getLogger(__name__)
+
 MAX_AGE_SECONDS = 30.0
-"""How old the heartbeat may be by default: several polls, and the longest wait between tries
-while the database is away is 5 s (projections/runner.py, UNAVAILABLE_WAIT_SECONDS)."""
+"""How old the heartbeat may be by default. A working projector touches it every poll (0.5 s)
+and between the batches of a catch up; one that cannot reach the database spends about 22 s
+on each failing round (the event store's library tries a call 10 times, waiting up to
+`connect_timeout` each), so an outage shows within about 30 s, not a passing hiccup."""
 
 
 class Heartbeat:
-    """Touches its file: the projector reached the database just now."""
+    """Touches its file: the projector reached the database just now.
+
+    `beat` raises OSError when the file cannot be touched (the projector checks that once, at
+    start); `beat_or_warn` logs it instead, once until it works again: the file going away
+    while the projector runs makes its health check fail, which is the news, and must not stop
+    the read models themselves."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._failing = False
 
     def beat(self) -> None:
         self.path.touch()
 
+    def beat_or_warn(self) -> None:
+        try:
+            self.beat()
+        except OSError as error:
+            if not self._failing:
+                log.warning("projector: cannot touch the heartbeat file: %s", error)
+            self._failing = True
+        else:
+            if self._failing:
+                log.warning("projector: the heartbeat file is touched again")
+            self._failing = False
+
 
 def age(path: Path, now: float | None = None) -> float | None:
-    """Seconds since the heartbeat at `path` was last touched; None if there is none."""
+    """Seconds since the heartbeat file at `path` was last touched; None if there is none."""
     try:
-        touched = path.stat().st_mtime
-    except FileNotFoundError:
+        status = path.stat()
+    except OSError:  # missing, or a path that cannot name a file (too long, a loop, …)
         return None
-    return (time.time() if now is None else now) - touched
+    if not stat.S_ISREG(status.st_mode):
+        return None
+    return (time.time() if now is None else now) - status.st_mtime
 
 
 def check(path: Path, max_age: float) -> tuple[bool, str]:
     """Whether the projector behind the heartbeat at `path` is healthy, and why (one line)."""
     seconds = age(path)
     if seconds is None:
-        return False, f"no heartbeat at {path}: the projector has not reached the database yet"
+        return False, (
+            f"no heartbeat file at {path}: the projector has not reached the database yet, or "
+            "the path is wrong"
+        )
     if seconds > max_age:
         return False, (
             f"the projector's last heartbeat is {seconds:.0f} s old (more than {max_age:g} s): "
@@ -72,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         help=f"seconds the heartbeat may be old (default {MAX_AGE_SECONDS:g})",
     )
     args = parser.parse_args(argv)
-    if not args.max_age > 0:
+    if not 0 < args.max_age < math.inf:
         parser.error("--max-age must be a positive number of seconds")
     healthy, reason = check(args.file, args.max_age)
     print(reason, file=sys.stdout if healthy else sys.stderr)

@@ -21,6 +21,7 @@ from eventsourcing.persistence import InterfaceError, Notification, OperationalE
 from sqlalchemy import Connection, Engine, Table, exc, inspect
 
 from domain.application import Bohnanza
+from domain.storage import first_line
 
 from . import tracking
 from .engine import projection_engine, schema_of
@@ -139,8 +140,9 @@ class Projector:
         stop: threading.Event | None = None,
         batch_size: int = BATCH_SIZE,
         reached: Callable[[], object] | None = None,
-    ) -> None:
-        """Keep catching up until `stop` is set, polling the store when there is nothing new.
+    ) -> bool:
+        """Keep catching up until `stop` is set, polling the store when there is nothing new;
+        whether the database answered the last round.
 
         A database that goes away is waited for, asking again less and less often (up to every
         `UNAVAILABLE_WAIT_SECONDS`), with one warning when it goes and one when it is back; a
@@ -161,11 +163,16 @@ class Projector:
             try:
                 advanced = self.catch_up(batch_size, progress=between_batches)
             except _Stopped:
-                return
-            except (exc.OperationalError, exc.InterfaceError, OperationalError, InterfaceError):
+                return True
+            except (
+                exc.OperationalError,
+                exc.InterfaceError,
+                OperationalError,
+                InterfaceError,
+            ) as error:
                 failures += 1
-                if failures == 1:
-                    log.warning("projector: database unavailable; retrying", exc_info=True)
+                if failures == 1:  # an outage is expected: what the driver said, no traceback
+                    log.warning("projector: database unavailable (%s); retrying", first_line(error))
                 stop.wait(min(poll_interval * 2**failures, UNAVAILABLE_WAIT_SECONDS))
                 continue
             if reached is not None:
@@ -175,6 +182,7 @@ class Projector:
                 failures = 0
             if not advanced:
                 stop.wait(poll_interval)
+        return failures == 0
 
     def wait(self, position: int, timeout: float = 5.0) -> None:
         """Return once every projection has processed `position`; TimeoutError after `timeout`

@@ -8,6 +8,7 @@ projectors racing each other. Tests that need a second process run on the stores
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -30,6 +31,7 @@ from sqlalchemy import Connection, Engine, exc, inspect, select
 from api.cli import main
 from domain.application import Bohnanza
 from domain.bots import simulate
+from domain.network import DEAD_NETWORK_SECONDS
 from domain.rules import Command, fold
 from domain.rules import events as ev
 from domain.rules.errors import NotFound
@@ -42,6 +44,7 @@ from projections.scoreboards import Scoreboards
 from projections.tracking import Recorded
 from replays.forks import create_fork
 from replays.games import export_game, import_record
+from tests.conftest import PostgresTestDatabase
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -864,18 +867,29 @@ class _CountedStop(threading.Event):
         return self.is_set()
 
 
-def test_a_follower_waits_longer_and_longer_for_a_database_that_went_away_and_warns_once(
-    projector: Projector, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    outcomes = iter([OperationalError("gone")] * 4 + [0])
+def scripted_catch_ups(
+    projector: Projector, monkeypatch: pytest.MonkeyPatch, outcomes: list[int | Exception]
+) -> list[str]:
+    """Make the projector's catch ups answer `outcomes` in turn (positions moved past, or an
+    error raised); the rounds as they went, "reached" or "failed"."""
+    rounds: list[str] = []
+    remaining = iter(outcomes)
 
     def catch_up(_batch_size: int, progress: object = None) -> int:
-        outcome = next(outcomes)
+        outcome = next(remaining)
+        rounds.append("failed" if isinstance(outcome, Exception) else "reached")
         if isinstance(outcome, Exception):
             raise outcome
         return outcome
 
     monkeypatch.setattr(projector, "catch_up", catch_up)
+    return rounds
+
+
+def test_a_follower_waits_longer_and_longer_for_a_database_that_went_away_and_warns_once(
+    projector: Projector, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    scripted_catch_ups(projector, monkeypatch, [OperationalError("gone")] * 4 + [0])
     stop = _CountedStop(waits=5)
 
     with caplog.at_level("WARNING", logger="projections.runner"):
@@ -883,31 +897,34 @@ def test_a_follower_waits_longer_and_longer_for_a_database_that_went_away_and_wa
 
     assert stop.waits == [1.0, 2.0, 4.0, 5.0, 0.5]
     assert [r.getMessage() for r in caplog.records] == [
-        "projector: database unavailable; retrying",
+        "projector: database unavailable (gone); retrying",
         "projector: database available again after 4 attempts",
     ]
+    assert all(record.exc_info is None for record in caplog.records)  # no traceback
 
 
 def test_a_follower_beats_its_heartbeat_after_every_round_that_reached_the_database(
     projector: Projector, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    outcomes = iter([3, 0, OperationalError("gone"), OperationalError("gone"), 0])
-    rounds: list[str] = []
-
-    def catch_up(_batch_size: int, progress: object = None) -> int:
-        outcome = next(outcomes)
-        rounds.append("failed" if isinstance(outcome, Exception) else "reached")
-        if isinstance(outcome, Exception):
-            raise outcome
-        return outcome
-
-    monkeypatch.setattr(projector, "catch_up", catch_up)
+    gone = OperationalError("gone")
+    rounds = scripted_catch_ups(projector, monkeypatch, [3, 0, gone, gone, 0])
     beats: list[int] = []
 
-    projector.follow(0.5, _CountedStop(waits=4), reached=lambda: beats.append(len(rounds)))
+    answered = projector.follow(
+        0.5, _CountedStop(waits=4), reached=lambda: beats.append(len(rounds))
+    )
 
     assert rounds == ["reached", "reached", "failed", "failed", "reached"]
     assert beats == [1, 2, 5]
+    assert answered
+
+
+def test_a_follower_stopped_during_an_outage_says_the_database_did_not_answer(
+    projector: Projector, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scripted_catch_ups(projector, monkeypatch, [0, OperationalError("gone")])
+
+    assert projector.follow(0.5, _CountedStop(waits=2)) is False
 
 
 def test_a_follower_beats_its_heartbeat_between_the_batches_of_a_long_catch_up(
@@ -1006,6 +1023,17 @@ def test_a_follower_touches_its_heartbeat_once_it_reaches_the_database(tmp_path:
     assert returncode == 0
 
 
+def test_an_empty_heartbeat_path_is_refused(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
+
+    result = CliRunner().invoke(
+        main, ["--database-url", url, "projections", "follow", "--heartbeat", " "]
+    )
+
+    assert result.exit_code == 2
+    assert "Invalid value for --heartbeat: name a file" in result.output
+
+
 def test_a_heartbeat_file_that_cannot_be_written_stops_the_follower_at_once(
     tmp_path: Path,
 ) -> None:
@@ -1040,6 +1068,32 @@ def test_a_database_that_never_answers_is_given_up_after_the_urls_connect_timeou
         waited = time.monotonic() - began
 
     assert waited < 15  # the event store's library tries a connection a few times
+
+
+TCP_USER_TIMEOUT = 18  # linux/tcp.h: how long sent data may go unacknowledged (ms)
+
+
+def test_postgresql_connections_give_up_on_a_dead_network(
+    postgres_database: PostgresTestDatabase,
+) -> None:
+    """Both the event store's and the read models' connections ask the kernel to close them
+    when the network stops acknowledging, and probe idle ones (domain/network.py)."""
+    url = postgres_database.new_store_url()
+    with (
+        Bohnanza.from_url(url) as app,
+        app.recorder.datastore.get_connection() as store,
+        projection_engine(url).connect() as read_models,
+    ):
+        connections = [store, read_models.connection.driver_connection]
+        for connection in connections:
+            parameters = connection.info.get_parameters()
+            assert parameters["tcp_user_timeout"] == str(DEAD_NETWORK_SECONDS * 1000)
+            assert parameters["keepalives"] == "1"
+            if sys.platform == "linux":
+                with socket.socket(fileno=os.dup(connection.fileno())) as sock:
+                    limit = sock.getsockopt(socket.IPPROTO_TCP, TCP_USER_TIMEOUT)
+                    keepalive = sock.getsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE)
+                assert (limit, keepalive) == (DEAD_NETWORK_SECONDS * 1000, 1)
 
 
 def test_an_unknown_projection_cannot_be_rebuilt(projector: Projector) -> None:

@@ -4,6 +4,7 @@ recent, unhealthy when it is old or missing, with one line saying which."""
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from pathlib import Path
 
@@ -42,7 +43,25 @@ def test_no_heartbeat_at_all_is_unhealthy(
     heartbeat: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main([str(heartbeat)]) == 1
-    assert "has not reached the database yet" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        f"no heartbeat file at {heartbeat}: the projector has not reached the database yet, or "
+        "the path is wrong\n"
+    )
+
+
+@pytest.mark.parametrize("where", ["a directory", "through a file", "a name too long"])
+def test_a_path_that_names_no_file_is_unhealthy_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    path = {
+        "a directory": tmp_path,
+        "through a file": tmp_path / "file" / "heartbeat",
+        "a name too long": tmp_path / ("x" * 300),
+    }[where]
+    (tmp_path / "file").touch()
+
+    assert main([str(path)]) == 1
+    assert capsys.readouterr().err.startswith("no heartbeat file at ")
 
 
 def test_each_beat_touches_the_file_again(heartbeat: Path) -> None:
@@ -55,7 +74,7 @@ def test_each_beat_touches_the_file_again(heartbeat: Path) -> None:
     assert time.time() - heartbeat.stat().st_mtime < 5
 
 
-@pytest.mark.parametrize("max_age", ["0", "-5", "nan"])
+@pytest.mark.parametrize("max_age", ["0", "-5", "nan", "inf", "1e309"])
 def test_a_limit_that_is_no_positive_number_of_seconds_is_refused(
     heartbeat: Path, max_age: str
 ) -> None:
@@ -63,3 +82,27 @@ def test_a_limit_that_is_no_positive_number_of_seconds_is_refused(
         main([str(heartbeat), "--max-age", max_age])
 
     assert exit_.value.code == 2
+
+
+def test_a_heartbeat_that_cannot_be_touched_any_more_is_logged_once_and_not_raised(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    directory = tmp_path / "gone"
+    directory.mkdir()
+    heartbeat = Heartbeat(directory / "projector.heartbeat")
+    heartbeat.beat_or_warn()
+    shutil.rmtree(directory)
+
+    with caplog.at_level("WARNING", logger="projections.heartbeat"):
+        heartbeat.beat_or_warn()
+        heartbeat.beat_or_warn()
+        directory.mkdir()
+        heartbeat.beat_or_warn()
+
+    assert [record.getMessage().split(":")[0] for record in caplog.records] == [
+        "projector",
+        "projector",
+    ]
+    assert "cannot touch the heartbeat file" in caplog.records[0].getMessage()
+    assert caplog.records[1].getMessage() == "projector: the heartbeat file is touched again"
+    assert (directory / "projector.heartbeat").exists()

@@ -1,0 +1,26 @@
+"""Limits on PostgreSQL connections, so that a dead network is an error rather than a hang
+(the event store's pool, the read models' engine and the lock taken while opening a store)."""
+
+from __future__ import annotations
+
+DEAD_NETWORK_SECONDS = 10
+"""How long a PostgreSQL connection may wait for the network to acknowledge what it sent, or
+for keepalive probes on an idle connection to be answered, before the kernel closes it."""
+
+
+def network_limits(connect_timeout: int) -> dict[str, int]:
+    """libpq's connection parameters that make a dead network an error instead of a hang: a
+    connection that cannot be made within `connect_timeout` seconds (0: no limit), and one whose
+    packets go unacknowledged (TCP_USER_TIMEOUT), or which stops answering keepalives while
+    idle, for DEAD_NETWORK_SECONDS. Without them, a query or the pool's check of a connection
+    on which the database's host vanished waited for the system's TCP timeout (about 15
+    minutes for unacknowledged data). A peer that acknowledges and never answers (a hung proxy)
+    is not caught: that takes a query timeout, which would also end long legitimate ones."""
+    return {
+        "connect_timeout": connect_timeout,
+        "keepalives": 1,
+        "keepalives_idle": DEAD_NETWORK_SECONDS,
+        "keepalives_interval": DEAD_NETWORK_SECONDS // 5,
+        "keepalives_count": 5,
+        "tcp_user_timeout": DEAD_NETWORK_SECONDS * 1000,
+    }
