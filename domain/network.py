@@ -24,3 +24,11 @@ def network_limits(connect_timeout: int) -> dict[str, int]:
         "keepalives_count": 5,
         "tcp_user_timeout": DEAD_NETWORK_SECONDS * 1000,
     }
+
+
+RECONNECT_SECONDS = 30.0
+"""How long the event store's connection pool keeps retrying one lost connection, waiting twice
+as long after each failure, before it gives that attempt up (the next request that needs a
+connection starts afresh, at once). psycopg_pool's default of 5 minutes let the waits grow to a
+minute or more: after a 150 s outage the pool answered 76 s after the database came back,
+against 0.8 s with this limit (measured side by side through a switchable proxy)."""

@@ -28,7 +28,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
 from eventsourcing.utils import get_topic
 from psycopg.sql import SQL, Identifier
 
-from .network import network_limits
+from .network import RECONNECT_SECONDS, network_limits
 
 REQUEST_KEYS_TABLE = "bohnanza_request_keys"
 
@@ -107,8 +107,10 @@ class PostgresRecorder(PostgresApplicationRecorder):
                 "request keys are stored by the recorder's own insert, which "
                 "POSTGRES_ENABLE_DB_FUNCTIONS=y bypasses; leave that setting off"
             )
-        # The library passes libpq no limits: a dead network hung a connection's users.
+        # The library passes libpq no limits (a dead network hung a connection's users) and
+        # leaves the pool's reconnection to back off for 5 minutes (domain/network.py).
         datastore.pool.kwargs.update(network_limits(int(datastore.pool.timeout)))
+        datastore.pool.reconnect_timeout = RECONNECT_SECONDS
         super().__init__(datastore, events_table_name=events_table_name)
         self.request_keys_table_name = f"{events_table_name}_request_keys"
         self.check_identifier_length(self.request_keys_table_name)

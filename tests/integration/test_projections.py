@@ -31,7 +31,7 @@ from sqlalchemy import Connection, Engine, exc, inspect, select
 from api.cli import main
 from domain.application import Bohnanza
 from domain.bots import simulate
-from domain.network import DEAD_NETWORK_SECONDS
+from domain.network import DEAD_NETWORK_SECONDS, RECONNECT_SECONDS
 from domain.rules import Command, fold
 from domain.rules import events as ev
 from domain.rules.errors import NotFound
@@ -1084,6 +1084,7 @@ def test_postgresql_connections_give_up_on_a_dead_network(
         app.recorder.datastore.get_connection() as store,
         projection_engine(url).connect() as read_models,
     ):
+        assert app.recorder.datastore.pool.reconnect_timeout == RECONNECT_SECONDS
         connections = [store, read_models.connection.driver_connection]
         for connection in connections:
             parameters = connection.info.get_parameters()
