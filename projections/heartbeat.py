@@ -45,6 +45,8 @@ class Heartbeat:
         self._failing = False
 
     def beat(self) -> None:
+        if self.path.exists() and not self.path.is_file():  # touch would change its time quietly
+            raise OSError(f"{self.path} is not a regular file")
         self.path.touch()
 
     def beat_or_warn(self) -> None:
@@ -92,9 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m projections.heartbeat",
         description="Exit 0 if the projector's heartbeat file is recent, 1 if not.",
     )
-    parser.add_argument(
-        "file", type=Path, help="the file given to `projections follow --heartbeat`"
-    )
+    parser.add_argument("file", help="the file given to `projections follow --heartbeat`")
     parser.add_argument(
         "--max-age",
         type=float,
@@ -104,7 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0 < args.max_age < math.inf:
         parser.error("--max-age must be a positive number of seconds")
-    healthy, reason = check(args.file, args.max_age)
+    if not args.file.strip():
+        parser.error("name the heartbeat file")
+    healthy, reason = check(Path(args.file), args.max_age)
     print(reason, file=sys.stdout if healthy else sys.stderr)
     return 0 if healthy else 1
 

@@ -106,3 +106,31 @@ def test_a_heartbeat_that_cannot_be_touched_any_more_is_logged_once_and_not_rais
     assert "cannot touch the heartbeat file" in caplog.records[0].getMessage()
     assert caplog.records[1].getMessage() == "projector: the heartbeat file is touched again"
     assert (directory / "projector.heartbeat").exists()
+
+
+@pytest.mark.parametrize("path", ["", " "])
+def test_an_empty_path_is_refused(path: str) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([path])
+
+    assert exit_.value.code == 2
+
+
+def test_a_heartbeat_path_that_became_a_directory_is_logged_not_touched(
+    heartbeat: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    Heartbeat(heartbeat).beat()
+    heartbeat.unlink()
+    heartbeat.mkdir()
+
+    with caplog.at_level("WARNING", logger="projections.heartbeat"):
+        Heartbeat(heartbeat).beat_or_warn()
+
+    assert caplog.records[0].getMessage() == (
+        f"projector: cannot touch the heartbeat file: {heartbeat} is not a regular file"
+    )
+
+
+def test_a_heartbeat_that_is_no_regular_file_cannot_beat() -> None:
+    with pytest.raises(OSError, match="/dev/null is not a regular file"):
+        Heartbeat(Path("/dev/null")).beat()
