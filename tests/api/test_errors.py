@@ -13,12 +13,14 @@ from eventsourcing.persistence import OperationalError
 from flask import Flask
 from flask.testing import FlaskClient
 from marshmallow import fields
+from sqlalchemy import exc as sql_errors
 from werkzeug.test import EnvironBuilder
 
 from api import games as games_module
 from api.app import MAX_BODY_BYTES
 from api.blueprint import LONE_SURROGATE, NOT_A_NUMBER
 from domain.rules import names
+from projections import runner
 
 from .conftest import web_app
 from .support import CreatedGame, assert_envelope, bearer, command, create_game
@@ -642,6 +644,27 @@ def test_an_unreachable_store_is_a_503_to_retry(
 
     assert_envelope(response, 503, "unavailable")
     assert response.headers["Retry-After"] == "1"
+
+
+def test_health_in_an_outage_asks_the_read_models_first_which_fail_at_once(
+    web: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The event store's library tries a failing call 10 times (about 22 s); the read models'
+    engine fails at once, so a health check in an outage is a prompt 503."""
+    services = web.extensions["bohnanza"].get()
+
+    def refused(*args: object) -> None:
+        raise sql_errors.OperationalError("SELECT", {}, Exception("connection refused"))
+
+    def store_asked() -> int:
+        raise AssertionError("the store was asked first")
+
+    monkeypatch.setattr(runner.tracking, "positions", refused)
+    monkeypatch.setattr(services.app, "position", store_asked)
+
+    response = client.get("/api/health")
+
+    assert_envelope(response, 503, "unavailable")
 
 
 def test_a_bug_is_a_500_envelope_that_logs_no_token(
