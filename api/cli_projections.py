@@ -35,6 +35,13 @@ def projections() -> None:
     """Read models (games, scoreboards, leaderboard): follow, rebuild, status."""
 
 
+def _file_named(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Path | None:
+    """The heartbeat's path; an empty one would name the current directory."""
+    if value is not None and not value.strip():
+        raise click.BadParameter("name a file", param_hint="--heartbeat")
+    return None if value is None else Path(value)
+
+
 @projections.command()
 @click.option(
     "--poll-interval",
@@ -47,7 +54,7 @@ def projections() -> None:
 @click.option(
     "--heartbeat",
     type=click.Path(dir_okay=False, writable=True),
-    callback=lambda _ctx, _param, value: _file_named(value),
+    callback=_file_named,
     help="A file to touch after every look at the store that reached the database; "
     "`python -m projections.heartbeat FILE` is the health check that reads it.",
 )
@@ -76,13 +83,6 @@ def follow(
             click.echo(f"Stopped at position {_lowest(projector)}.")
         except UNAVAILABLE as error:
             click.echo(f"Stopped; the database became unavailable ({first_line(error)}).")
-
-
-def _file_named(value: str | None) -> Path | None:
-    """The heartbeat's path; an empty one would name the current directory."""
-    if value is not None and not value.strip():
-        raise click.BadParameter("name a file", param_hint="--heartbeat")
-    return None if value is None else Path(value)
 
 
 def _first_beat(heartbeat: Heartbeat) -> Callable[[], None]:

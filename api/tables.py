@@ -48,5 +48,4 @@ answers_by_age = Index(
 def create_missing(engine: Engine) -> None:
     """The API's tables, and any index a database made by an earlier version lacks."""
     metadata.create_all(engine)
-    for index in (answers_by_age,):
-        index.create(engine, checkfirst=True)
+    answers_by_age.create(engine, checkfirst=True)

@@ -60,7 +60,7 @@ def projection_engine(database_url: str) -> Engine:
         pool_pre_ping=True,
         # As for SQLite (below): a commit lost in a server crash takes its tracking position with
         # it, so its events are simply read again; no need to wait for each WAL flush. The
-        # network limits are the event store's (domain/storage.py): without them, a database
+        # network limits are the event store's (domain/network.py): without them, a database
         # that stops answering held a request's token lookup, or the projector, for minutes.
         connect_args={
             "options": "-c synchronous_commit=off",
