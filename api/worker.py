@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import select
 import socket
 import struct
@@ -49,6 +50,7 @@ from gunicorn.http.body import ChunkedReader, LengthReader
 from gunicorn.workers.gthread import ThreadWorker
 
 from .errors import HTTP_CODES
+from .security import TOKEN_PREFIX
 from .settings import Settings
 
 LINGER_SECONDS = 0.01
@@ -69,8 +71,13 @@ class KeepAliveThreadWorker(ThreadWorker):
         """Threads of the pool not serving a connection."""
         self._waiting = 0
         """Connections handed to the pool that no thread has taken yet."""
-        self._read_timeout = Settings.from_env().read_timeout_seconds
-        logging.getLogger("gunicorn.error").addFilter(ReadTimeoutsInOneLine(self._read_timeout))
+        settings = Settings.from_env()
+        self._read_timeout = settings.read_timeout_seconds
+        self._secrets = Secrets(settings.auditor_token)
+        errors = logging.getLogger("gunicorn.error")
+        errors.addFilter(ReadTimeoutsInOneLine(self._read_timeout))
+        for name in ("gunicorn.error", "gunicorn.access"):
+            logging.getLogger(name).addFilter(SecretsRedacted(self._secrets))
         super().init_process()
 
     def load_wsgi(self) -> None:
@@ -107,7 +114,8 @@ class KeepAliveThreadWorker(ThreadWorker):
             return
         _, status, reason = page.sent.split(b"\r\n", 1)[0].decode("latin-1").split(" ", 2)
         try:
-            util.write_nonblock(client, error_answer(int(status), reason, exc))
+            answer = error_answer(int(status), reason, self._secrets.redacted(str(exc)))
+            util.write_nonblock(client, answer)
         except Exception:
             self.log.debug("Failed to send error message.")
 
@@ -124,6 +132,41 @@ def limit_waits_for_bytes(sock: socket.socket, seconds: float) -> None:
     whole = int(seconds)
     limit = struct.pack("ll", whole, int((seconds - whole) * 1_000_000))
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, limit)
+
+
+class Secrets:
+    """The secrets a request may carry: seat and host tokens (by their prefix) and the auditor's
+    token, if one is set. A request gunicorn cannot parse is logged and described back with the
+    offending line, which may be an `Authorization` header missing its colon."""
+
+    REPLACEMENT = "[redacted]"
+
+    def __init__(self, auditor_token: str | None = None) -> None:
+        patterns = [re.escape(TOKEN_PREFIX) + r"[A-Za-z0-9_\-]*"]
+        if auditor_token:
+            patterns.insert(0, re.escape(auditor_token))
+        self._pattern = re.compile("|".join(patterns))
+
+    def redacted(self, text: str) -> str:
+        return self._pattern.sub(self.REPLACEMENT, text)
+
+
+class SecretsRedacted(logging.Filter):
+    """Tokens never reach gunicorn's error log, whatever a client sends (README: Safety)."""
+
+    def __init__(self, secrets: Secrets) -> None:
+        super().__init__()
+        self.secrets = secrets
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        redacted = self.secrets.redacted(message)
+        if redacted != message:
+            record.msg, record.args = redacted, None
+        if record.exc_info and not record.exc_text:  # formatters print exc_text when it is set
+            traceback = logging.Formatter().formatException(record.exc_info)
+            record.exc_text = self.secrets.redacted(traceback)
+        return True
 
 
 class ReadTimeoutsInOneLine(logging.Filter):
@@ -207,11 +250,12 @@ DETAIL_LIMIT = 200
 """At most this much of gunicorn's own description of a bad request goes into the message."""
 
 
-def error_answer(status: int, reason: str, exc: BaseException) -> bytes:
-    """A whole HTTP response carrying the error envelope, for an error gunicorn answers itself;
-    the connection closes after it, as after gunicorn's own error page."""
+def error_answer(status: int, reason: str, detail: str) -> bytes:
+    """A whole HTTP response carrying the error envelope, for an error gunicorn answers itself
+    (`detail`: its description of the request's fault); the connection closes after it, as after
+    gunicorn's own error page."""
     message = SERVER_ERROR_MESSAGES.get(status, reason)
-    detail = str(exc)[:DETAIL_LIMIT]
+    detail = detail[:DETAIL_LIMIT]
     if status < 500 and detail:
         message = f"{message}: {detail}"
     body = json.dumps(

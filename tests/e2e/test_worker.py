@@ -7,7 +7,9 @@ import http.client
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -109,6 +111,54 @@ def test_errors_gunicorn_answers_itself_come_in_the_json_envelope(
     assert body["status"] == status
     assert body["errors"] == {}
     assert body["message"]
+
+
+AUDITOR_TOKEN = "the-auditors-own-secret"
+
+
+@pytest.fixture(scope="module")
+def logged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[tuple[str, int], Path]]:
+    """gunicorn serving the echo app with an auditor's token set: its address and its log."""
+    log = tmp_path_factory.mktemp("logged") / "gunicorn.log"
+    env = {"BOHNANZA_AUDITOR_TOKEN": AUDITOR_TOKEN}
+    with gunicorn("sqlite://", workers=1, app=ECHO_APP, warm=False, log=log, env=env) as base:
+        host, port = urlsplit(base).netloc.split(":")
+        yield (host, int(port)), log
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Authorization Bearer bzt_AbC-dEf_123", f"X-Auditor-Token {AUDITOR_TOKEN}"],
+    ids=["seat-token", "auditor-token"],
+)
+def test_a_token_in_a_header_gunicorn_cannot_parse_is_neither_logged_nor_echoed(
+    logged: tuple[tuple[str, int], Path], line: str
+) -> None:
+    server, log = logged
+    secret = line.split(" ")[-1]
+
+    answered, _, answer = raw_exchange(
+        server, f"GET / HTTP/1.1\r\nHost: x\r\n{line}\r\n\r\n".encode()
+    )
+
+    assert answered == 400
+    assert "[redacted]" in json.loads(answer)["message"]
+    assert "Invalid" in log.read_text()  # gunicorn did log the request, without the secret
+    assert secret not in log.read_text()
+    assert secret not in answer.decode()
+
+
+def test_a_token_in_a_url_is_not_in_the_access_log(logged: tuple[tuple[str, int], Path]) -> None:
+    server, log = logged
+    connection = http.client.HTTPConnection(*server, timeout=10)
+
+    assert ask(connection, "/page?token=bzt_fromAUrl") == "/page"
+
+    deadline = time.monotonic() + 5  # the access log is written after the answer goes out
+    while "/page" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "/page?token=[redacted]" in log.read_text()
+    assert "bzt_fromAUrl" not in log.read_text()
 
 
 def post(connection: http.client.HTTPConnection, path: str, body: Any) -> http.client.HTTPResponse:
