@@ -33,7 +33,7 @@ from replays.games import AlreadyImported
 from replays.record import IllegalRecord, RecordError
 
 from .schemas import ErrorSchema
-from .security import KeyInFlight, KeyReused
+from .security import AnswerGone, KeyInFlight, KeyReused
 
 log = logging.getLogger(__name__)
 
@@ -175,6 +175,8 @@ def _bohnanza_error(error: BohnanzaError) -> Response:
             return envelope(422, "idempotency_key_reused", str(error))
         case KeyInFlight():
             return envelope(409, "idempotency_key_in_flight", str(error))
+        case AnswerGone():
+            return envelope(410, "idempotency_answer_gone", str(error))
     return envelope(400, "bad_request", str(error))
 
 

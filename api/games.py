@@ -385,7 +385,7 @@ def _authorize_seat(caller: Caller, body: dict[str, Any]) -> None:
 @blp.arguments(schemas.CommandSchema())
 @blp.response(200, schemas.CommandResultSchema, headers=schemas.COMMAND_RESPONSE_HEADERS)
 @blp.doc(security=SEAT_TOKEN, parameters=schemas.COMMAND_HEADERS)
-@documented(blp, *ERRORS)
+@documented(blp, *ERRORS, 410)
 def give_command(body: dict[str, Any], game_id: UUID) -> Response:
     """Give a command as the token's seat (the host of a tabletop game may act for any seat).
 

@@ -15,7 +15,7 @@ import logging
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -197,10 +197,18 @@ class KeyInFlight(IdempotencyError):
     """The first request with this key has not finished yet."""
 
 
+class AnswerGone(IdempotencyError):
+    """The key's command was stored, but neither its answer nor the key is kept any more."""
+
+
 @dataclass(frozen=True, slots=True)
 class Replay:
     status: int
     response: dict[str, Any]
+
+
+def _stored_a_command(status: int) -> bool:
+    return 200 <= status < 300
 
 
 def request_digest(request: Any) -> str:
@@ -215,8 +223,12 @@ class IdempotencyStore:
         engine: Engine,
         in_flight_limit: timedelta = IN_FLIGHT_LIMIT,
         answers_kept: timedelta = ANSWERS_KEPT,
+        stored: Callable[[UUID, str], bool] = lambda game_id, key: True,
     ) -> None:
+        """`stored(game_id, key)`: whether the event store holds the key with its command's
+        events (domain/request_keys.py)."""
         self.engine = engine
+        self.stored = stored
         self.in_flight_limit = in_flight_limit
         self.answers_kept = answers_kept
         self._next_forgetting = monotonic()
@@ -258,10 +270,30 @@ class IdempotencyStore:
             return Replay(row.status, row.response)
         if row.status is None and age <= self.in_flight_limit:
             raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")
+        if (
+            row.status is not None
+            and _stored_a_command(row.status)
+            and not self.stored(game_id, key)
+        ):
+            return self._answer_of_unkept_key(key, row)
         # its request stopped (IN_FLIGHT_LIMIT), or its answer is forgotten (ANSWERS_KEPT)
         if self._take_over(game_id, key, row.status, row.created_at):
             return None  # run it again, under the same key
         raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")
+
+    @staticmethod
+    def _answer_of_unkept_key(key: str, row: Any) -> Replay:
+        """The answer to a command stored under a key the event store does not hold: stored by
+        a version of the service that kept keys only here. Running it again would store it a
+        second time, so it never runs again: the answer is given while this table still holds
+        it, and once cleared (ANSWERS_KEPT) the key is refused."""
+        if row.response is not None:
+            return Replay(row.status, row.response)
+        raise AnswerGone(
+            f"the command sent with Idempotency-Key {key!r} was stored on "
+            f"{row.created_at:%Y-%m-%d}, and its answer is no longer kept; the game's view "
+            "shows where the game is now"
+        )
 
     def _take_over(self, game_id: UUID, key: str, status: int | None, claimed_at: datetime) -> bool:
         """Claim the key anew for this request, unless another retry did first (the row is no

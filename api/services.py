@@ -147,7 +147,9 @@ class Services:
             self.app.close()
             raise
         self.tokens = TokenStore(self.engine)
-        self.idempotency = IdempotencyStore(self.engine, in_flight_limit, answers_kept)
+        self.idempotency = IdempotencyStore(
+            self.engine, in_flight_limit, answers_kept, stored=self.app.request_key_stored
+        )
         self.views = GameViews(self.app)
         self.inline_projections = inline_projections
         self._catching_up = threading.Lock()

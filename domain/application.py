@@ -261,6 +261,10 @@ class Bohnanza(Application):
             return _outcome(game, facts, recordings)
         raise Conflict(f"the game kept changing; {COMMAND_RETRIES} attempts failed", None)
 
+    def request_key_stored(self, game_id: UUID, request_key: str) -> bool:
+        """Whether a command was stored in this game under `request_key`."""
+        return self.recorder.applied(game_id, request_key) is not None  # type: ignore[attr-defined]
+
     def _refuse_if_applied(self, game_id: UUID, request_key: str | None) -> None:
         if request_key is None:
             return

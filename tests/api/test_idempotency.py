@@ -292,6 +292,52 @@ def test_a_refused_command_sent_again_after_its_answer_was_forgotten_is_decided_
     assert again.headers["Idempotent-Replayed"] == "true"
 
 
+def as_if_stored_by_a_version_keeping_keys_only_with_answers(web: Flask) -> None:
+    """The event store does not hold the keys (versions before domain/request_keys.py)."""
+    web.extensions["bohnanza"].get().idempotency.stored = lambda game_id, key: False
+
+
+def test_the_store_says_which_keys_it_holds(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    command(client, game, game.seat(0, Idempotency_Key="plant-1"), **PLANT)
+    stored = web.extensions["bohnanza"].get().app.request_key_stored
+
+    assert stored(uuid.UUID(game.id), "plant-1")
+    assert not stored(uuid.UUID(game.id), "plant-2")
+
+
+def test_an_old_answer_to_a_command_stored_under_a_key_the_store_lacks_is_given_not_rerun(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    headers = game.seat(0, Idempotency_Key="plant-1")
+    first = command(client, game, headers, **PLANT)
+    as_if_stored_by_a_version_keeping_keys_only_with_answers(web)
+    as_if_answered_long_ago(web)
+
+    retry = command(client, game, headers, **PLANT)
+
+    assert retry.status_code == 200
+    assert retry.get_json() == first.get_json()
+    assert retry.headers["Idempotent-Replayed"] == "true"
+    assert stored_events(web, game) == 3
+
+
+def test_a_command_stored_under_a_key_the_store_lacks_is_a_410_once_its_answer_is_cleared(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    headers = game.seat(0, Idempotency_Key="plant-1")
+    command(client, game, headers, **PLANT)
+    as_if_stored_by_a_version_keeping_keys_only_with_answers(web)
+    forget_old_answers(web, cleared=True)
+
+    retry = command(client, game, headers, **PLANT)
+
+    assert_envelope(retry, 410, "idempotency_answer_gone")
+    assert "was stored on" in retry.get_json()["message"]
+    assert stored_events(web, game) == 3
+
+
 def test_clearing_old_answers_keeps_newer_answers_and_requests_still_running(
     web: Flask, client: FlaskClient, game: CreatedGame
 ) -> None:
