@@ -159,6 +159,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     refine_field_documents(api.ma_plugin.converter)
     for blueprint in (games.blp, replays.blp, records.blp, stats.blp, meta.blp):
         api.register_blueprint(blueprint)
+    meta.secure_the_docs(app, api._make_doc_blueprint_name())
     app.register_blueprint(meta.assets)
     app.register_blueprint(web)  # the web pages: not part of the API, so not in the OpenAPI
     errors.register(app)

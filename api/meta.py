@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import swagger_ui_bundle
-from flask import Response, send_from_directory
+from flask import Flask, Response, send_from_directory
+from werkzeug.exceptions import NotFound
 
 from domain.rules.rulesets import OPTIONS, PRESETS
 
@@ -13,6 +14,7 @@ from . import schemas
 from .blueprint import Blueprint
 from .errors import documented
 from .games import services
+from .web import secured
 
 blp = Blueprint("service", __name__, url_prefix="/api", description="The service and its rulesets.")
 assets = Blueprint("docs_assets", __name__)
@@ -65,7 +67,31 @@ def rulesets() -> dict[str, Any]:
     }
 
 
+DOCS_FILES = frozenset(
+    {
+        "swagger-ui.css",
+        "swagger-ui-bundle.js",
+        "swagger-ui-standalone-preset.js",
+        "favicon-16x16.png",
+        "favicon-32x32.png",
+    }
+)
+"""The files of the Swagger UI bundle that the docs page loads; the bundle's own pages (a demo
+that loads the Petstore from the internet, an OAuth redirect) are not served."""
+
+
 @assets.route("/docs/static/<path:filename>")
 def swagger_asset(filename: str) -> Response:
     """Swagger UI's files, served from the installed bundle (no CDN)."""
+    if filename not in DOCS_FILES:
+        raise NotFound()
     return send_from_directory(swagger_ui_bundle.swagger_ui_path, filename)
+
+
+assets.after_request(secured)
+
+
+def secure_the_docs(app: Flask, docs_blueprint: str) -> None:
+    """The docs page (flask-smorest's blueprint `docs_blueprint`) and its files get the pages'
+    headers (api/web.py), as they share the pages' origin and the tokens kept there."""
+    app.after_request_funcs.setdefault(docs_blueprint, []).append(secured)

@@ -32,11 +32,17 @@ CONTENT_SECURITY_POLICY = (
 """Pages load scripts, styles and images from this app only, and run no inline script."""
 
 
-def _page(template: str, **context: Any) -> Response:
-    response = Response(render_template(template, **context))
+def secured(response: Response) -> Response:
+    """A page's headers: nothing loaded or framed from elsewhere, no Referer, no sniffing (also
+    the interactive API docs' page and files, api/meta.py)."""
     response.headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
     response.headers["Referrer-Policy"] = "no-referrer"
     response.headers["X-Content-Type-Options"] = "nosniff"
+    return response
+
+
+def _page(template: str, **context: Any) -> Response:
+    response = secured(Response(render_template(template, **context)))
     response.headers["Cache-Control"] = "no-store"
     return response
 

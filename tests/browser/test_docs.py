@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
+
+from api.web import CONTENT_SECURITY_POLICY
 
 from .conftest import DESKTOP, Site, screenshot
 
@@ -41,7 +44,23 @@ def test_the_api_docs_show_every_operation_with_every_file_from_the_app(
         assert page.locator(".swagger-ui .opblock").count() == operations
         assert "Bohnanza records" in page.inner_text(".swagger-ui .info")
         assert all(url.startswith(f"{site.base}/") for url in asked), asked
-        assert not failed, failed
+        assert not failed, failed  # a script or style the page's CSP refused would show here
         screenshot(page, "api-docs-1280x800", full_page=False)
     finally:
         context.close()
+
+
+def test_the_docs_page_carries_the_pages_content_security_policy(site: Site) -> None:
+    headers = httpx.get(f"{site.base}/docs").headers
+
+    assert headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["Referrer-Policy"] == "no-referrer"
+
+
+@pytest.mark.parametrize("page", ["index.html", "oauth2-redirect.html", "swagger-initializer.js"])
+def test_the_swagger_bundles_own_pages_are_not_served(site: Site, page: str) -> None:
+    response = httpx.get(f"{site.base}/docs/static/{page}")
+
+    assert response.status_code == 404
+    assert response.json()["code"] == "not_found"
