@@ -4,10 +4,13 @@ Export reads a game's facts; import re-decides a record and stores the facts as 
 its notes and, beside it, when and where the record says it was played and its tags (so that an
 exported import exports the same header); verify and audit check a stored game.
 
-An imported game's id is derived from its facts (`imported_game_id`), so a record is stored once:
+An ended game's id is derived from its facts (`imported_game_id`), so a record is stored once:
 importing it again, from any process at any moment, meets the store's own uniqueness and is
 refused with the game it became (`AlreadyImported`). Without that, a retried upload or two
-players uploading one table's record would count the game twice in the leaderboard.
+players uploading one table's record would count the game twice in the leaderboard. A record that
+stops before the end is stored under a random id each time: its facts hold cards still hidden
+(hands, the pile), and an id derived from them, or a refusal of the same facts, would let anyone
+test guesses of those cards.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date as Date
 from typing import Any
-from uuid import NAMESPACE_URL, UUID, uuid5
+from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
@@ -44,8 +47,11 @@ class AlreadyImported(Conflict):
 
 
 def imported_game_id(facts: Sequence[ev.Event]) -> UUID:
-    """The id an imported game is stored under: a digest of its facts, the same for the same
-    game however its record is laid out (key order, spacing, the annotations beside it)."""
+    """The id an imported game is stored under: for an ended game, a digest of its facts, the
+    same for the same game however its record is laid out (key order, spacing, the annotations
+    beside it); for a game that has not ended, a random id (see the module's docstring)."""
+    if not isinstance(facts[-1], ev.GameEnded):
+        return uuid4()
     canonical = json.dumps(
         [[fact.kind, fact.payload()] for fact in facts], sort_keys=True, separators=(",", ":")
     )

@@ -92,6 +92,18 @@ def test_a_record_laid_out_otherwise_with_other_notes_is_the_same_game(app):
     assert [game.game_id for game in app.games()] == [first.game_id]
 
 
+def test_a_record_that_stops_before_the_end_is_stored_as_a_new_game_each_time(app):
+    """Its id and a refusal would otherwise tell whether guessed hidden cards are right."""
+    running = simulate("rio-grande", 2, bot="random", seed=2)[:12]
+    document = export_record(running)
+
+    first = import_record(app, document)
+    second = import_record(app, document)
+
+    assert first.game_id != second.game_id
+    assert app.facts(first.game_id) == app.facts(second.game_id) == running
+
+
 def test_two_imports_of_one_record_at_once_store_it_once(app):
     document = export_record(simulate("rio-grande", 3, bot="greedy", seed=5))
     barrier = threading.Barrier(2, timeout=10)
