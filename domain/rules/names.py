@@ -12,6 +12,18 @@ JOINERS = frozenset({"\u200c", "\u200d"} | {chr(tag) for tag in range(0xE0020, 0
 """The invisible characters a name may hold: the zero-width (non-)joiners that emoji sequences
 (👨‍👩‍👧) and some scripts need, and the tags of subdivision flags (🏴󠁧󠁢󠁳󠁣󠁴󠁿)."""
 
+BLANKS = frozenset({"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"})
+"""Letters and symbols that show nothing (the Hangul fillers, the blank Braille pattern): a name
+made of them, or ending in them, would look blank or like another name."""
+
+IGNORED_IN_COMPARISON = JOINERS | frozenset(
+    {"\u034f", "\u180b", "\u180c", "\u180d", "\u180f"}
+    | {chr(selector) for selector in range(0xFE00, 0xFE10)}
+    | {chr(selector) for selector in range(0xE0100, 0xE01F0)}
+)
+"""Invisible characters that change no name: the joiners, the combining grapheme joiner and the
+variation selectors (which pick a glyph's style, as emoji do)."""
+
 UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
 """Controls, invisible formatting (such as the marks that reverse the order text is shown in),
 lone surrogates, private use, and line and paragraph separators."""
@@ -29,7 +41,8 @@ def printable(text: str) -> bool:
     if text[:1] in JOINERS or text[-1:] in ("\u200c", "\u200d"):
         return False
     return all(
-        unicodedata.category(character) not in UNPRINTABLE or character in JOINERS
+        (unicodedata.category(character) not in UNPRINTABLE or character in JOINERS)
+        and character not in BLANKS
         for character in text
     )
 
@@ -55,6 +68,7 @@ def visible(text: str) -> bool:
 
 def name_key(name: str) -> str:
     """What two names are compared by: trimmed, in one Unicode form, without the invisible
-    joiners (so "Ana" and "Ana" with a zero-width joiner inside are the same name)."""
+    characters that change no name (so "Ana" and "Ana" with a zero-width joiner or a variation
+    selector inside are the same name)."""
     composed = unicodedata.normalize("NFC", name.strip())
-    return "".join(character for character in composed if character not in JOINERS)
+    return "".join(character for character in composed if character not in IGNORED_IN_COMPARISON)

@@ -210,6 +210,9 @@ def test_an_option_value_not_of_its_json_type_is_a_422_naming_the_valid_ones(
         "\ue000",
         "\u200dAna",
         "Ana\u200d",
+        "Ana\u3164",
+        "\u115f",
+        "\u2800",
     ],
     ids=[
         "nul",
@@ -220,6 +223,9 @@ def test_an_option_value_not_of_its_json_type_is_a_422_naming_the_valid_ones(
         "private-use",
         "leading-joiner",
         "trailing-joiner",
+        "hangul-filler",
+        "hangul-choseong-filler",
+        "blank-braille",
     ],
 )
 def test_a_seat_name_with_unprintable_characters_is_a_422(client: FlaskClient, name: str) -> None:
@@ -255,8 +261,13 @@ def test_a_game_that_cannot_start_as_asked_is_a_422_naming_what_to_change(
     assert answer["errors"]["json"] == {field: [answer["message"]]}
 
 
-def test_seat_names_that_differ_only_by_an_invisible_joiner_are_a_422(client: FlaskClient) -> None:
-    response = client.post("/api/games", json={"seats": ["Ana", "An\u200da", "Cleo"]})
+@pytest.mark.parametrize(
+    "invisible", ["\u200d", "\u034f", "\ufe0f"], ids=["joiner", "grapheme-joiner", "selector"]
+)
+def test_seat_names_that_differ_only_by_an_invisible_character_are_a_422(
+    client: FlaskClient, invisible: str
+) -> None:
+    response = client.post("/api/games", json={"seats": ["Ana", f"An{invisible}a", "Cleo"]})
 
     body = assert_envelope(response, 422, "invalid_setup")
     assert "seat names must differ" in body["message"]
@@ -271,8 +282,16 @@ def test_seat_names_that_differ_only_by_an_invisible_joiner_are_a_422(client: Fl
         "Zoë",
         "می\u200cخواهم",
         "Ana María",
+        "\u2764\ufe0f Ana",
     ],
-    ids=["family-emoji", "flag-of-scotland", "diaeresis", "persian-with-zwnj", "space"],
+    ids=[
+        "family-emoji",
+        "flag-of-scotland",
+        "diaeresis",
+        "persian-with-zwnj",
+        "space",
+        "emoji-style",
+    ],
 )
 def test_a_seat_name_may_hold_emoji_sequences_and_any_script(
     client: FlaskClient, name: str
