@@ -22,7 +22,9 @@ def integer(**kwargs: Any) -> fields.Integer:
     return fields.Integer(strict=True, **kwargs)
 
 
-DIGITS = re.compile(r"[0-9]{1,18}")
+DIGITS = re.compile(r"[0-9]{1,19}")
+"""Enough for every integer a query parameter may be (2**63 - 1 has 19 digits); the bound is the
+field's own Range."""
 
 
 class QueryInteger(fields.Integer):

@@ -134,6 +134,13 @@ def test_a_game_list_page_out_of_bounds_is_a_422(client: FlaskClient, query: dic
     assert set(body["errors"]["query"]) == set(query)
 
 
+def test_the_largest_offset_the_document_allows_is_an_empty_page(client: FlaskClient) -> None:
+    response = client.get("/api/games", query_string={"offset": 2**63 - 1})
+
+    assert response.status_code == 200
+    assert (response.get_json()["games"], response.get_json()["next_offset"]) == ([], None)
+
+
 @pytest.mark.parametrize("written", ["%2B1", "%201", "%EF%BC%91", "1.0", "0x1"])
 def test_a_number_in_the_query_is_written_in_ascii_digits(
     client: FlaskClient, written: str
