@@ -7,6 +7,7 @@ game is over (or with the server's auditor secret).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -30,6 +31,7 @@ from .games import (
     viewer_for,
 )
 from .openapi import game_links
+from .security import Caller
 
 blp = Blueprint(
     "replays",
@@ -231,8 +233,11 @@ def add_note(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @documented(blp, 400, 401, 403, 404, 408, 413, 415, 422)
 @blp.doc(security=[{"bearer": []}])
 def edit_note(body: dict[str, Any], game_id: UUID, note: int) -> dict[str, Any]:
-    """Change a note (its author only); the earlier versions stay in its history. A guest's note
-    stays as it is: nothing proves who a guest is."""
+    """Change a note (its author only); the earlier versions stay in its history.
+
+    A guest's note stays as it is: nothing proves who a guest is. A note the caller may not read
+    (see list_notes) is a 404 like a missing one, so that its existence and author stay hidden;
+    one it may read but did not write is a 403."""
     author = _author(game_id, None, editing=True)
     edited = annotations.edit_note(
         services().app, game_id, _facts(game_id), note, editor=author, **body
@@ -245,7 +250,9 @@ def edit_note(body: dict[str, Any], game_id: UUID, note: int) -> dict[str, Any]:
 @documented(blp, 401, 403, 404)
 @blp.doc(security=[{"bearer": []}])
 def delete_note(game_id: UUID, note: int) -> Response:
-    """Delete a note (its author only); the deletion is recorded, the history kept."""
+    """Delete a note (its author only); the deletion is recorded, the history kept.
+
+    As for edit_note, a note the caller may not read is a 404 like a missing one."""
     author = _author(game_id, None, editing=True)
     annotations.delete_note(services().app, game_id, note, editor=author)
     return Response(status=204)
@@ -296,10 +303,31 @@ def lineage(game_id: UUID) -> dict[str, Any]:
 
 
 @blp.route("/games/<uuid:game_id>/comparison", methods=["GET"])
+@blp.arguments(schemas.PerspectiveQuerySchema, location="query")
 @blp.response(200, schemas.ComparisonSchema)
-@documented(blp, 404, 422)
-def comparison(game_id: UUID) -> dict[str, Any]:
-    """A fork's outcome (coins so far if still running) beside its parent's; `same_outcome` is
-    null until both have ended."""
+@documented(blp, 401, 403, 404, 422)
+@blp.doc(security=TOKEN_AUDITOR_OR_NONE)
+def comparison(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+    """A fork's outcome (coins so far if still running) beside its parent's.
+
+    Each side's coins are the ones its view would show the caller: with a secret treasury
+    (`coin_counts_visible` false) a running game's coins the caller may not see are null. A token
+    is the fork's (its seat or host); in the parent the caller is the public.
+    `perspective=auditor` shows every coin of both, as in the views. `same_outcome` is null until
+    both have ended."""
     services().views.started(game_id)
-    return forks.compare(services().app, game_id)
+    seen = _comparison_viewer(game_id, caller_for(game_id), query.get("perspective"))
+    return forks.compare(services().app, game_id, viewer_in=seen)
+
+
+def _comparison_viewer(
+    fork: UUID, caller: Caller | None, perspective: str | None
+) -> Callable[[UUID], Viewer]:
+    """Who the caller is in the fork and in its parent: the views' own rule (`viewer_for`), so a
+    comparison shows no coin the caller could not see in either game. A token belongs to one
+    game, the fork; in the parent it proves nothing."""
+
+    def viewer_in(game_id: UUID) -> Viewer:
+        return viewer_for(game_id, caller if game_id == fork else None, perspective=perspective)
+
+    return viewer_in

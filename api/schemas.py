@@ -853,7 +853,14 @@ class LineageSchema(Schema):
 class OutcomeSchema(Schema):
     game_id = fields.UUID(required=True)
     status = fields.String(required=True)
-    scores = fields.List(fields.Integer(), required=True)
+    scores = fields.List(
+        fields.Integer(allow_none=True),
+        required=True,
+        metadata={
+            "description": "coins by seat; null for a seat whose coins the caller may not see "
+            "(a running game whose ruleset keeps treasuries secret)"
+        },
+    )
     winners = fields.List(fields.Integer(), required=True, allow_none=True)
     decided_by = fields.String(required=True, allow_none=True)
 

@@ -3,7 +3,9 @@
 Each game has one `Annotations` aggregate (its id derives from the game's). A note has an author
 (a seat, the host, or a named guest), a step, text, an optional glyph (`!`, `?`, `!!`, `??`, `!?`,
 `?!`) and a visibility: `author` (only its author), `seat` (one seat), `table` (the seats and the
-host) or `public`. Edits and deletions are new events, so the history stays.
+host) or `public`. Edits and deletions are new events, so the history stays. Only its author may
+change a note; to anyone who may not read it, a note does not exist, so that a refusal never tells
+of a hidden note or names its author.
 
 Who sees a note also depends on its step: a note on a step holding a card the viewer may not know
 (another player's drawn card, say) is not shown to that viewer, whatever its visibility. The
@@ -29,7 +31,7 @@ from domain.application import Bohnanza
 from domain.rules import events as ev
 from domain.rules.errors import Forbidden, InvalidInput, NotFound
 from domain.rules.names import name_problem
-from projections.views import AUDITOR, HOST, SEAT, Viewer, redact
+from projections.views import AUDITOR, HOST, HOST_VIEWER, PUBLIC_VIEWER, SEAT, Viewer, redact
 
 GLYPHS = ("!", "?", "!!", "??", "!?", "?!")
 VISIBILITIES = ("author", "seat", "table", "public")
@@ -58,6 +60,14 @@ class Author:
         if self.role == SEAT:
             return viewer.kind == SEAT and viewer.seat == self.seat
         return self.role == HOST and viewer.kind == HOST
+
+    def viewer(self) -> Viewer:
+        """Whose eyes this author reads notes with (a guest has no token: the public's), so that
+        a note it may not read is, to it, a note that does not exist."""
+        if self.role == SEAT:
+            assert self.seat is not None
+            return Viewer.of_seat(self.seat)
+        return HOST_VIEWER if self.role == HOST else PUBLIC_VIEWER
 
 
 class Annotations(Aggregate):
@@ -253,9 +263,23 @@ def add_note(
     return _note(game_id, notes.notes[str(len(notes.notes))])
 
 
-def _own(game_id: UUID, notes: Annotations | None, note: int, editor: Author) -> Annotations:
+def _own(
+    game_id: UUID,
+    facts: Sequence[ev.Event],
+    notes: Annotations | None,
+    note: int,
+    editor: Author,
+) -> Annotations:
+    """The game's notes, if `editor` wrote note `note`. A note the editor may not read (see
+    `notes_for`) is answered exactly as a missing one: a refusal naming its author would tell
+    that it exists and who wrote it. A note it may read but did not write is Forbidden."""
     current = None if notes is None else notes.notes.get(str(note))
-    if notes is None or current is None or current["deleted"]:
+    if (
+        notes is None
+        or current is None
+        or current["deleted"]
+        or not _readable(_note(game_id, current), editor.viewer(), facts)
+    ):
         raise NotFound(f"no note {note} on game {game_id}")
     if editor.role == GUEST or Author(**current["author"]) != editor:
         raise Forbidden(
@@ -282,7 +306,7 @@ def edit_note(
         raise InvalidInput("an edit names what to change: text, glyph, visibility or seat")
 
     def edit(stored: Annotations | None) -> Annotations:
-        notes = _own(game_id, stored, note, editor)
+        notes = _own(game_id, facts, stored, note, editor)
         current = notes.notes[str(note)]
         new = (
             current["text"] if text is KEEP else text,
@@ -298,8 +322,12 @@ def edit_note(
 
 
 def delete_note(app: Bohnanza, game_id: UUID, note: int, *, editor: Author) -> None:
+    """Delete a note (its author only); the game's facts decide, as for `edit_note`, whether the
+    editor may know of it at all."""
+    facts = app.facts(game_id)
+
     def delete(stored: Annotations | None) -> Annotations:
-        notes = _own(game_id, stored, note, editor)
+        notes = _own(game_id, facts, stored, note, editor)
         notes.delete(note)
         return notes
 
@@ -341,6 +369,18 @@ def may_see(
     return False
 
 
+def _readable(
+    note: Note, viewer: Viewer, facts: Sequence[ev.Event], *, every_card_shown: bool = False
+) -> bool:
+    """`may_see` for a note of the game of `facts`: one rule for listing notes and for telling
+    an editor whether a note exists."""
+    first = facts[0]
+    assert isinstance(first, ev.GameStarted)
+    return may_see(
+        note, viewer, facts[note.step - 1], first.mode, every_card_shown=every_card_shown
+    )
+
+
 def notes_for(
     app: Bohnanza,
     game_id: UUID,
@@ -355,16 +395,12 @@ def notes_for(
     notes = _load(app, game_id)
     if notes is None:
         return []
-    first = facts[0]
-    assert isinstance(first, ev.GameStarted)
     shown = []
     for data in notes.notes.values():
         if data["deleted"] or (step is not None and data["step"] != step):
             continue
         note = _note(game_id, data)
-        if may_see(
-            note, viewer, facts[note.step - 1], first.mode, every_card_shown=every_card_shown
-        ):
+        if _readable(note, viewer, facts, every_card_shown=every_card_shown):
             shown.append(note)
     return sorted(shown, key=lambda n: (n.step, n.id))
 

@@ -8,11 +8,14 @@ step k, it takes every whole command whose facts end at or before k. Its GameSta
 
 Both games get a `Lineage` record (event-sourced): the fork knows its parent and the step it left
 from; the parent lists its forks. The fork and both records are saved in one transaction.
+
+A comparison of a fork with its parent shows each game's coins as that game's view shows them to
+the one asking: a running game's secret treasuries stay secret there too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
@@ -28,6 +31,7 @@ from domain.rules.evolve import fold
 from domain.rules.rulesets import Ruleset
 from domain.rules.state import TABLETOP, GameState
 from domain.rules.transcript import commands_from_facts
+from projections.views import AUDITOR_VIEWER, Viewer, render, view_of
 
 
 class Lineage(Aggregate):
@@ -116,30 +120,45 @@ def parent_of(app: Bohnanza, game_id: UUID) -> dict[str, Any] | None:
     return _lineage(app, game_id).parent
 
 
-def _outcome(state: GameState) -> dict[str, Any]:
-    if state.result is None:
+def _everything(game_id: UUID) -> Viewer:
+    """The command line's eyes: the operator holds the store, so every coin is theirs to see."""
+    return AUDITOR_VIEWER
+
+
+def _outcome(facts: Sequence[ev.Event], viewer: Viewer) -> dict[str, Any]:
+    """A game's outcome as `viewer` sees it. Its coins are the ones the game's view renders for
+    that viewer (`render`, which keeps a secret treasury's coins from whoever may not see them
+    while the game runs), so a comparison tells no more than the views."""
+    shown = render(view_of(facts, viewer), viewer)
+    result = shown["result"]
+    if result is None:
         return {
             "status": "in-progress",
-            "scores": [len(player.coins) for player in state.players],
+            "scores": [seat["coins"] for seat in shown["seats"]],
             "winners": None,
             "decided_by": None,
         }
     return {
         "status": "ended",
-        "scores": list(state.result.scores),
-        "winners": list(state.result.winners),
-        "decided_by": state.result.decided_by,
+        "scores": result["scores"],
+        "winners": result["winners"],
+        "decided_by": result["decided_by"],
     }
 
 
-def compare(app: Bohnanza, fork: UUID) -> dict[str, Any]:
-    """The fork's outcome beside its parent's: scores (coins so far if running) and winners;
-    `same_outcome` is None while either game is still running (there is no outcome yet)."""
+def compare(
+    app: Bohnanza, fork: UUID, *, viewer_in: Callable[[UUID], Viewer] = _everything
+) -> dict[str, Any]:
+    """The fork's outcome beside its parent's: scores (coins so far if running) and winners, each
+    game's as `viewer_in(its id)` may see them (a coin hidden from it is None); `same_outcome`
+    is None while either game is still running (there is no outcome yet, and a running game's
+    scores may be hidden)."""
     origin = parent_of(app, fork)
     if origin is None:
         raise InvalidInput(f"game {fork} is not a fork")
     parent = UUID(origin["game_id"])
-    mine, theirs = _outcome(app.state(fork)), _outcome(app.state(parent))
+    mine = _outcome(app.facts(fork), viewer_in(fork))
+    theirs = _outcome(app.facts(parent), viewer_in(parent))
     same = None
     if mine["status"] == theirs["status"] == "ended":
         same = (mine["scores"], mine["winners"]) == (theirs["scores"], theirs["winners"])

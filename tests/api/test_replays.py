@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 from uuid import UUID
 
 import pytest
@@ -11,9 +14,13 @@ from flask.testing import FlaskClient
 
 from domain.bots import BOTS, Table, play_stored
 from domain.rules import events as ev
+from domain.rules.evolve import fold
 from replays import annotations
 
-from .support import CreatedGame, assert_envelope, create_game
+from .conftest import web_app
+from .support import CreatedGame, assert_envelope, bearer, create_game, documented_schema
+
+AUDITOR_SECRET = "the-auditor-s-secret-for-tests"
 
 
 def finish(web: Flask, game: CreatedGame) -> list[ev.Event]:
@@ -28,6 +35,18 @@ def finish(web: Flask, game: CreatedGame) -> list[ev.Event]:
 def finished(web: Flask, client: FlaskClient) -> tuple[CreatedGame, list[ev.Event]]:
     game = create_game(client)
     return game, finish(web, game)
+
+
+def play_until_coins(web: Flask, game: CreatedGame, coins: int) -> list[int]:
+    """Play the game with greedy bots until its seats hold `coins` coins between them (it still
+    running); each seat's coins."""
+    app = web.extensions["bohnanza"].get().app
+    table = Table([BOTS["greedy"]() for _ in range(3)], random.Random(7))
+    state = app.state(UUID(game.id))
+    while sum(len(player.coins) for player in state.players) < coins:
+        state = fold(app.execute(UUID(game.id), table.next_command(state)).facts, state)
+    assert not state.is_over
+    return [len(player.coins) for player in state.players]
 
 
 def first_step(facts: list[ev.Event], kind: type, **match: object) -> int:
@@ -216,6 +235,92 @@ def test_a_public_note_on_a_seat_s_own_draw_is_in_everyone_s_export_but_not_thei
     assert [n["text"] for n in by_a_seat["annotations"]] == ["public", "table"]
 
 
+@pytest.mark.parametrize("method", ["PATCH", "DELETE"])
+def test_another_seat_s_private_note_is_answered_as_a_note_that_does_not_exist(
+    client, finished, method
+):
+    game, _ = finished
+    change = {"method": method, "json": {"text": "mine"}, "headers": game.seat(1)}
+    missing = client.open(f"{game.url}/annotations/1", **change)
+    note = {"step": 3, "text": "bluff Ben", "visibility": "author"}
+    client.post(f"{game.url}/annotations", json=note, headers=game.seat(0))
+
+    hidden = client.open(f"{game.url}/annotations/1", **change)
+
+    body = assert_envelope(hidden, 404, "not_found")
+    assert body == assert_envelope(missing, 404, "not_found")
+    assert "Ana" not in body["message"]
+
+
+@pytest.mark.parametrize("method", ["PATCH", "DELETE"])
+def test_the_host_is_not_told_of_a_seat_s_private_note(client, finished, method):
+    game, _ = finished
+    note = {"step": 3, "text": "bluff the host", "visibility": "author"}
+    client.post(f"{game.url}/annotations", json=note, headers=game.seat(0))
+
+    answer = client.open(
+        f"{game.url}/annotations/1", method=method, json={"text": "x"}, headers=game.host()
+    )
+
+    assert "Ana" not in assert_envelope(answer, 404, "not_found")["message"]
+
+
+@pytest.mark.parametrize("method", ["PATCH", "DELETE"])
+def test_a_public_note_on_a_step_hidden_from_the_caller_is_answered_as_a_missing_one(
+    client, finished, method
+):
+    game, facts = finished
+    step = first_step(facts, ev.CardDrawn, seat=0)
+    note = {"step": step, "text": "lucky draw", "visibility": "public"}
+    client.post(f"{game.url}/annotations", json=note, headers=game.seat(0))
+    assert client.get(f"{game.url}/annotations", headers=game.seat(1)).get_json()["notes"] == []
+
+    answer = client.open(
+        f"{game.url}/annotations/1", method=method, json={"text": "x"}, headers=game.seat(1)
+    )
+
+    assert_envelope(answer, 404, "not_found")
+
+
+@pytest.mark.parametrize("method", ["PATCH", "DELETE"])
+def test_a_note_the_caller_may_read_but_did_not_write_is_still_forbidden(client, finished, method):
+    game, _ = finished
+    note = {"step": 3, "text": "for the table", "visibility": "table"}
+    client.post(f"{game.url}/annotations", json=note, headers=game.seat(0))
+
+    answer = client.open(
+        f"{game.url}/annotations/1", method=method, json={"text": "x"}, headers=game.seat(1)
+    )
+
+    body = assert_envelope(answer, 403, "forbidden")
+    assert body["message"] == "note 1 is Ana's; only its author may change it"
+
+
+def test_a_private_note_stays_its_author_s_to_change(client, finished):
+    game, _ = finished
+    note = {"step": 3, "text": "bluff Ben", "visibility": "author"}
+    client.post(f"{game.url}/annotations", json=note, headers=game.seat(0))
+
+    edited = client.patch(f"{game.url}/annotations/1", json={"text": "x"}, headers=game.seat(0))
+
+    assert edited.status_code == 200
+    assert client.delete(f"{game.url}/annotations/1", headers=game.seat(0)).status_code == 204
+
+
+def test_asking_for_one_note_by_number_answers_alike_for_a_hidden_and_a_missing_note(
+    client, finished
+):
+    game, _ = finished
+    note = {"step": 3, "text": "bluff Ben", "visibility": "author"}
+    client.post(f"{game.url}/annotations", json=note, headers=game.seat(0))
+
+    hidden = client.get(f"{game.url}/annotations/1", headers=game.seat(1))
+    missing = client.get(f"{game.url}/annotations/2", headers=game.seat(1))
+
+    assert_envelope(hidden, 405, "method_not_allowed")
+    assert hidden.get_json() == missing.get_json()
+
+
 def test_the_auditors_perspective_reads_the_public_notes_only(client, finished):
     game, _ = finished
     for visibility in ("author", "table", "public"):
@@ -368,3 +473,123 @@ def test_a_game_that_is_not_a_fork_has_nothing_to_compare(client, finished):
     game, _ = finished
 
     assert_envelope(client.get(f"{game.url}/comparison"), 422, "invalid_input")
+
+
+@dataclass(frozen=True)
+class SecretFork:
+    """A running game whose ruleset keeps treasuries secret, forked (with the auditor's secret)
+    at its last step: both hold `coins`."""
+
+    web: Flask
+    client: FlaskClient
+    parent: CreatedGame
+    fork: dict[str, Any]
+    coins: list[int]
+
+    @property
+    def url(self) -> str:
+        return f"/api/games/{self.fork['game_id']}/comparison"
+
+    def fork_seat(self, seat: int) -> dict[str, str]:
+        return bearer(self.fork["seats"][seat]["token"])
+
+    def fork_host(self) -> dict[str, str]:
+        return bearer(self.fork["host_token"])
+
+
+@pytest.fixture
+def audited() -> Iterator[Flask]:
+    """The web application on an empty store, with an auditor's secret."""
+    with web_app("memory://", AUDITOR_TOKEN=AUDITOR_SECRET) as app:
+        yield app
+
+
+@pytest.fixture
+def secret_fork(audited: Flask) -> SecretFork:
+    client = audited.test_client()
+    parent = create_game(client, options={"coin_counts_visible": False})
+    coins = play_until_coins(audited, parent, 5)
+    step = client.get(parent.url).get_json()["version"]
+    fork = client.post(
+        f"{parent.url}/forks", json={"step": step}, headers={"X-Auditor-Token": AUDITOR_SECRET}
+    )
+    assert fork.status_code == 201, fork.get_json()
+    return SecretFork(audited, client, parent, fork.get_json(), coins)
+
+
+def test_a_comparison_without_a_token_hides_the_coins_of_secret_treasuries(secret_fork):
+    answer = secret_fork.client.get(secret_fork.url).get_json()
+
+    assert answer["fork"]["scores"] == [None, None, None]
+    assert answer["parent"]["scores"] == [None, None, None]
+    documented_schema(secret_fork.client, "Comparison").validate(answer)
+
+
+def test_a_comparison_of_running_games_names_no_winner_and_no_outcome(secret_fork):
+    answer = secret_fork.client.get(secret_fork.url).get_json()
+
+    assert (answer["fork"]["winners"], answer["parent"]["winners"]) == (None, None)
+    assert (answer["fork"]["decided_by"], answer["parent"]["decided_by"]) == (None, None)
+    assert answer["same_outcome"] is None
+
+
+def test_a_fork_s_seat_sees_its_own_coins_in_the_fork_and_none_in_the_parent(secret_fork):
+    answer = secret_fork.client.get(secret_fork.url, headers=secret_fork.fork_seat(1)).get_json()
+
+    assert answer["fork"]["scores"] == [None, secret_fork.coins[1], None]
+    assert answer["parent"]["scores"] == [None, None, None]
+
+
+def test_a_fork_s_host_sees_the_fork_s_coins_as_its_view_shows_them_and_none_of_the_parent(
+    secret_fork,
+):
+    client, headers = secret_fork.client, secret_fork.fork_host()
+    view = client.get(f"/api/games/{secret_fork.fork['game_id']}/view", headers=headers)
+
+    answer = client.get(secret_fork.url, headers=headers).get_json()
+
+    assert answer["fork"]["scores"] == [seat["coins"] for seat in view.get_json()["seats"]]
+    assert answer["fork"]["scores"] == secret_fork.coins  # a tabletop game's host sees every coin
+    assert answer["parent"]["scores"] == [None, None, None]
+
+
+def test_the_auditor_s_perspective_shows_every_coin_of_both_running_games(secret_fork):
+    answer = secret_fork.client.get(
+        f"{secret_fork.url}?perspective=auditor", headers={"X-Auditor-Token": AUDITOR_SECRET}
+    ).get_json()
+
+    assert answer["fork"]["scores"] == secret_fork.coins
+    assert answer["parent"]["scores"] == secret_fork.coins
+
+
+def test_the_auditor_s_perspective_on_running_games_needs_the_auditor_s_secret(secret_fork):
+    answer = secret_fork.client.get(f"{secret_fork.url}?perspective=auditor")
+
+    assert_envelope(answer, 403, "forbidden")
+
+
+def test_the_auditor_s_secret_alone_shows_what_the_caller_s_view_shows(secret_fork):
+    answer = secret_fork.client.get(
+        secret_fork.url, headers={"X-Auditor-Token": AUDITOR_SECRET}
+    ).get_json()
+
+    assert answer["parent"]["scores"] == [None, None, None]
+
+
+def test_once_the_parent_has_ended_its_scores_are_everyone_s_as_on_its_scoreboard(secret_fork):
+    client = secret_fork.client
+    facts = finish(secret_fork.web, secret_fork.parent)
+    board = client.get(f"{secret_fork.parent.url}/scoreboard").get_json()
+
+    answer = client.get(secret_fork.url).get_json()
+
+    assert answer["parent"]["scores"] == facts[-1].scores
+    assert answer["parent"]["scores"] == [seat["coins"] for seat in board["seats"]]
+    assert answer["fork"]["scores"] == [None, None, None]  # the fork still runs
+    assert answer["same_outcome"] is None
+
+
+def test_a_token_of_the_parent_is_no_token_for_its_fork_s_comparison(secret_fork):
+    answer = secret_fork.client.get(secret_fork.url, headers=secret_fork.parent.seat(0))
+
+    assert_envelope(answer, 401, "unauthorized")
