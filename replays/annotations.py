@@ -39,6 +39,10 @@ GUEST = "guest"
 MAX_TEXT = 4000
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 """Control characters (Unicode category Cc) but tab, line feed and carriage return."""
+_BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
+"""The embeddings, overrides and isolates of the bidirectional algorithm: one left open in a
+note would reorder what a page or a terminal shows after it (the note's author, the next note).
+Right-to-left text needs none of them: its letters carry their direction."""
 KEEP: Any = object()
 """Passed to `edit_note` for a field that stays as it is."""
 SAVE_ATTEMPTS = 10
@@ -169,6 +173,12 @@ def _check(
         raise InvalidInput(
             f"a note's text holds the control character U+{ord(control.group()):04X}; of those "
             "only line breaks and tabs may be in it"
+        )
+    bidi = _BIDI_CONTROL.search(text)
+    if bidi is not None:
+        raise InvalidInput(
+            f"a note's text holds the bidirectional control U+{ord(bidi.group()):04X}, which "
+            "would reorder the text shown after it; letters carry their own direction"
         )
     if glyph is not None and glyph not in GLYPHS:
         raise InvalidInput(f"glyph {glyph!r} is not one of {' '.join(GLYPHS)}")

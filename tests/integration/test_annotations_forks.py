@@ -139,6 +139,8 @@ def test_only_the_author_may_edit_or_delete_a_note(app, game):
         ({"text": "   "}, "a note needs text"),
         ({"text": "a\x00b"}, "the control character U+0000"),
         ({"text": "ring\x07"}, "the control character U+0007"),
+        ({"text": "great move \u202e"}, "the bidirectional control U+202E"),
+        ({"text": "\u2067isolated"}, "the bidirectional control U+2067"),
     ],
 )
 def test_a_note_that_cannot_exist_is_refused(app, game, change, message):
@@ -157,6 +159,14 @@ def test_a_note_may_hold_line_breaks_and_tabs(app, game):
     add_note(app, game_id, facts, step=3, author=ANA, text="first:\tplant\r\nthen: trade")
 
     assert notes_for(app, game_id, facts, PUBLIC_VIEWER)[0].text == "first:\tplant\r\nthen: trade"
+
+
+def test_a_note_may_be_written_right_to_left(app, game):
+    game_id, facts = game
+
+    add_note(app, game_id, facts, step=3, author=ANA, text="מהלך יפה! nice move")
+
+    assert notes_for(app, game_id, facts, PUBLIC_VIEWER)[0].text == "מהלך יפה! nice move"
 
 
 def test_a_guest_may_only_write_public_notes(app, game):
