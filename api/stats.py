@@ -11,7 +11,14 @@ from projections import queries
 from . import schemas
 from .blueprint import Blueprint
 from .errors import documented
-from .games import SEAT_TOKEN_OR_NONE, _summary, caller_for, services, wait_for_read_models
+from .games import (
+    SEAT_TOKEN_OR_NONE,
+    _summary,
+    caller_for,
+    services,
+    viewer_for,
+    wait_for_read_models,
+)
 
 blp = Blueprint(
     "stats",
@@ -37,7 +44,7 @@ def scoreboard(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     summary = _summary(game_id)
     caller = caller_for(game_id)
     wait_for_read_models(query.get("after_position"), whole_store=True)
-    seats = queries.scoreboard(service.engine, game_id, viewer=caller.seat if caller else None)
+    seats = queries.scoreboard(service.engine, game_id, viewer=viewer_for(game_id, caller))
     return {"game": summary, "seats": [asdict(seat) for seat in seats]}
 
 

@@ -2,7 +2,8 @@
 
 Coins are shown as the rules let others see them: with the ruleset option
 `coin_counts_visible=false` a running game's coin counts (and coins earned, from which they follow)
-are hidden from everyone but their owner; once the game is over they are public.
+are hidden from everyone but their owner (and the host of a tabletop game, who entered every
+card, as in the views); once the game is over they are public.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from .scoreboards import ENDED, STATUSES
 from .tables import games as game_rows
 from .tables import leaderboard as standing_rows
 from .tables import scoreboard as seat_rows
+from .views import PUBLIC_VIEWER, Viewer, sees_everything
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,11 +150,12 @@ def _game_record(row: Row) -> GameRecord:
     )
 
 
-def scoreboard(engine: Engine, game_id: UUID, *, viewer: int | None = None) -> list[SeatScore]:
-    """A game's scoreboard by seat as `viewer` (a seat, or None for anyone else) may see it."""
+def scoreboard(engine: Engine, game_id: UUID, *, viewer: Viewer = PUBLIC_VIEWER) -> list[SeatScore]:
+    """A game's scoreboard by seat as `viewer` may see it (as in its view: the owner, and who
+    knows every card, see a secret treasury)."""
     with engine.connect() as connection:
         game = connection.execute(
-            select(game_rows.c.coins_visible, game_rows.c.status).where(
+            select(game_rows.c.coins_visible, game_rows.c.status, game_rows.c.mode).where(
                 game_rows.c.game_id == game_id
             )
         ).first()
@@ -161,13 +164,13 @@ def scoreboard(engine: Engine, game_id: UUID, *, viewer: int | None = None) -> l
         rows = connection.execute(
             select(seat_rows).where(seat_rows.c.game_id == game_id).order_by(seat_rows.c.seat)
         ).all()
-    public = game.coins_visible or game.status == ENDED
+    public = game.coins_visible or game.status == ENDED or sees_everything(viewer, game.mode)
     return [
         SeatScore(
             seat=row.seat,
             name=row.name,
-            coins=row.coins if public or row.seat == viewer else None,
-            coins_earned=row.coins_earned if public or row.seat == viewer else None,
+            coins=row.coins if public or row.seat == viewer.seat else None,
+            coins_earned=row.coins_earned if public or row.seat == viewer.seat else None,
             harvests=row.harvests,
             trades=row.trades,
             donations=row.donations,

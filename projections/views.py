@@ -77,12 +77,14 @@ def viewers(players: int) -> list[Viewer]:
     ]
 
 
-def _sees_everything(viewer: Viewer, mode: str) -> bool:
+def sees_everything(viewer: Viewer, mode: str) -> bool:
+    """Whether `viewer` knows every card of a game in `mode`: an auditor, or the host of a
+    tabletop game, who entered them."""
     return viewer.kind == AUDITOR or (viewer.kind == HOST and mode == TABLETOP)
 
 
 def _sees_hand(viewer: Viewer, mode: str, seat: int) -> bool:
-    return _sees_everything(viewer, mode) or viewer.seat == seat
+    return sees_everything(viewer, mode) or viewer.seat == seat
 
 
 def _unknown(cards: Iterable[Any]) -> list[str]:
@@ -91,7 +93,7 @@ def _unknown(cards: Iterable[Any]) -> list[str]:
 
 def redact(fact: ev.Event, viewer: Viewer, mode: str) -> ev.Event:
     """`fact` as `viewer` saw it when it happened, in a game of this mode."""
-    if not type(fact).secret or _sees_everything(viewer, mode):
+    if not type(fact).secret or sees_everything(viewer, mode):
         return fact
     match fact:
         case ev.GameStarted():
@@ -172,7 +174,7 @@ def feed(facts: Iterable[ev.Event], viewer: Viewer, *, start: int = 1) -> Iterat
 
 def visible_part(state: GameState, viewer: Viewer) -> GameState:
     """The part of the full state the viewer may see, UNKNOWN elsewhere (the fold's cross-check)."""
-    if _sees_everything(viewer, state.mode):
+    if sees_everything(viewer, state.mode):
         return state
     players = tuple(
         player
@@ -223,7 +225,7 @@ def render(view: GameState, viewer: Viewer) -> dict[str, Any]:
         "end_triggered": view.end_triggered,
         "result": render_result(view.result),
     }
-    if rules.discard_pile_browsable or over or _sees_everything(viewer, view.mode):
+    if rules.discard_pile_browsable or over or sees_everything(viewer, view.mode):
         document["discard_pile"]["cards"] = list(view.discard_pile)
     if viewer.kind == AUDITOR:
         document["draw_pile"]["cards"] = list(view.draw_pile)
@@ -287,7 +289,7 @@ def _render_seat(view: GameState, seat: int, player: Player, viewer: Viewer) -> 
         view.ruleset.coin_counts_visible
         or view.is_over
         or viewer.seat == seat
-        or _sees_everything(viewer, view.mode)
+        or sees_everything(viewer, view.mode)
     )
     return {
         "seat": seat,

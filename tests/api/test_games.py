@@ -411,6 +411,20 @@ def test_secret_treasuries_show_only_the_callers_own_coins(client: FlaskClient) 
     assert [s["coins"] for s in public["seats"]] == [None, None, None]
 
 
+@pytest.mark.parametrize(
+    ("mode", "shown"), [("tabletop", [0, 0, 0]), ("digital", [None, None, None])]
+)
+def test_the_host_sees_secret_treasuries_on_the_scoreboard_as_in_its_view(
+    client: FlaskClient, mode: str, shown: list
+) -> None:
+    secret = create_game(client, mode=mode, options={"coin_counts_visible": False})
+
+    board = client.get(f"{secret.url}/scoreboard", headers=secret.host()).get_json()
+    view = client.get(f"{secret.url}/view", headers=secret.host()).get_json()
+
+    assert [s["coins"] for s in board["seats"]] == [s["coins"] for s in view["seats"]] == shown
+
+
 def test_the_leaderboard_ranks_players_of_ended_games(web: Flask, client: FlaskClient) -> None:
     finish_bot_game(web, ["Ana", "Ben", "Cleo"], seed=5)
     finish_bot_game(web, ["Ana", "Ben", "Cleo", "Dan"], seed=6)

@@ -42,6 +42,7 @@ from projections.engine import projection_engine, schema_of
 from projections.runner import Projector
 from projections.scoreboards import Scoreboards
 from projections.tracking import Recorded
+from projections.views import Viewer
 from replays.forks import create_fork
 from replays.games import export_game, import_record
 from tests.conftest import PostgresTestDatabase
@@ -512,7 +513,7 @@ def test_a_running_secret_treasury_game_shows_coins_to_their_owner_only(
     truth = expected_lines(store.facts[game_id])
 
     public = queries.scoreboard(store.engine, game_id)
-    as_seat_1 = queries.scoreboard(store.engine, game_id, viewer=1)
+    as_seat_1 = queries.scoreboard(store.engine, game_id, viewer=Viewer.of_seat(1))
 
     assert [(line.coins, line.coins_earned) for line in public] == [(None, None)] * len(truth)
     assert [line.coins for line in as_seat_1] == [
