@@ -19,7 +19,7 @@ from .beans import beans_text, coins_for, label
 from .errors import InvalidRuleset, InvalidSetup, MalformedCommand, RuleViolation
 from .evolve import evolve, full_deck, remove_cards
 from .names import name_key, name_problem
-from .rulesets import MOST_HAND_CARDS, SEAT_DISTANCE, Ruleset
+from .rulesets import MOST_HAND_CARDS, SEAT_DISTANCE, Ruleset, check_deal
 from .state import DIGITAL, MODES, TABLETOP, GameState, Offer, Phase
 from .table import (
     buy_field_blocker,
@@ -78,12 +78,15 @@ def start_game(
     sandbox: bool = False,
 ) -> list[ev.Event]:
     """The facts that start a game: GameStarted, and in digital games the deal. A `sandbox`
-    game (a what-if fork) is played like any other and counted in no standing."""
+    game (a what-if fork) is played like any other and counted in no standing. InvalidRuleset
+    for a ruleset no game can start under (a deal larger than the deck), in either mode: a
+    tabletop game would otherwise start and fail only at its deal."""
     names = [name.strip() if isinstance(name, str) else name for name in seats]
     if len(names) != ruleset.players:
         raise InvalidRuleset(
             f"the ruleset was resolved for {ruleset.players} players, not {len(names)} seats"
         )
+    check_deal(ruleset)
     if any(not isinstance(name, str) or not name for name in names):
         raise InvalidSetup("seats", "every seat needs a non-empty name")
     for seat, name in enumerate(names):

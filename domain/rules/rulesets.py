@@ -403,3 +403,29 @@ def resolve_ruleset(
         options=chosen,
         **values,
     )
+
+
+def check_deal(ruleset: Ruleset) -> None:
+    """InvalidRuleset if the deal needs more cards than the deck holds (RULES §3.3–3.4).
+
+    No preset does, but a record's header may carry any resolved ruleset, and a game under one
+    whose deal runs past the deck's last card cannot start. The deal is all that leaves the pile
+    before the first turn: reveals and draws come in turn, where an empty pile is an exhaustion
+    (RULES §10.1), so a deal of the whole deck is playable."""
+    needed = sum(ruleset.deal)
+    if needed > ruleset.deck_size:
+        hands = " + ".join(map(str, ruleset.deal))
+        raise InvalidRuleset(
+            f"the deal needs {needed} cards ({hands}), but the deck holds only "
+            f"{ruleset.deck_size} (RULES §3.4)"
+        )
+
+
+def preset_differences(ruleset: Ruleset) -> list[str]:
+    """The fields in which `ruleset` differs from what its preset, player count and options
+    resolve to (empty: it is exactly that); InvalidRuleset if they resolve to nothing.
+
+    Games are listed and ranked by their preset's name, so a ruleset that bears a preset's name
+    must be that preset's: the only changes a game may make are its options (RULES §2, §15)."""
+    resolved = resolve_ruleset(ruleset.preset, ruleset.players, ruleset.options).to_dict()
+    return [key for key, value in ruleset.to_dict().items() if resolved[key] != value]

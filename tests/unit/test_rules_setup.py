@@ -1,5 +1,6 @@
 """RULES §2 (player-count configuration) and §3 (setup) for 3–7 players, every preset."""
 
+import dataclasses
 from collections import Counter
 
 import pytest
@@ -8,6 +9,7 @@ from domain.rules import (
     InvalidRuleset,
     MalformedCommand,
     Phase,
+    Ruleset,
     chance_step,
     fold,
     resolve_ruleset,
@@ -18,6 +20,7 @@ from domain.rules.commands import Deal, Harvest
 from domain.rules.events import CardsDealt, GameStarted
 from domain.rules.evolve import full_deck
 from domain.rules.legal import ChanceStep
+from domain.rules.rulesets import check_deal
 from domain.rules.state import TABLETOP
 from tests.builders import NAMES, cards, rejection, run, start
 
@@ -174,6 +177,51 @@ def test_an_explicit_deck_must_hold_exactly_the_cards_of_the_ruleset():
 
     with pytest.raises(MalformedCommand, match="exactly the 130 cards"):
         start(4, deck=deck)
+
+
+def _one_bean_deck(players: int, cards: int) -> Ruleset:
+    """A resolved ruleset for `players` whose deck is `cards` Coffee: what a record's header may
+    carry, though no preset gives it."""
+    ruleset = resolve_ruleset("rio-grande", players)
+    return dataclasses.replace(
+        ruleset, beans=("coffee",), counts={"coffee": cards}, meters={"coffee": (4, 7, 10, 12)}
+    )
+
+
+@pytest.mark.parametrize(
+    ("players", "cards", "refusal"),
+    [
+        pytest.param(2, 1, "the deal needs 10 cards (5 + 5), but the deck holds only 1", id="1"),
+        pytest.param(2, 9, "the deal needs 10 cards (5 + 5), but the deck holds only 9", id="9"),
+        pytest.param(
+            6, 29, "needs 30 cards (3 + 4 + 5 + 6 + 6 + 6), but the deck holds only 29", id="6p"
+        ),
+    ],
+)
+def test_a_ruleset_whose_deal_needs_more_cards_than_its_deck_holds_is_refused(
+    players, cards, refusal
+):
+    with pytest.raises(InvalidRuleset) as refused:
+        check_deal(_one_bean_deck(players, cards))
+
+    assert refusal in str(refused.value)
+    assert str(refused.value).endswith("(RULES §3.4)")
+
+
+@pytest.mark.parametrize("mode", ["digital", "tabletop"])
+def test_no_game_starts_under_a_ruleset_whose_deal_runs_past_the_deck(mode):
+    seed = 1 if mode == "digital" else None
+
+    with pytest.raises(InvalidRuleset, match="the deal needs 10 cards"):
+        start_game(_one_bean_deck(2, 1), NAMES[:2], mode=mode, seed=seed)
+
+
+def test_a_deal_of_the_whole_deck_starts_with_an_empty_draw_pile():
+    facts = start_game(_one_bean_deck(2, 10), NAMES[:2], seed=1)
+
+    state = fold(facts)
+    assert [len(player.hand) for player in state.players] == [5, 5]
+    assert state.draw_pile == ()
 
 
 @pytest.mark.parametrize(
