@@ -80,7 +80,9 @@ def import_record(document: dict[str, Any]) -> dict[str, Any]:
 
     Every command is decided again by the engine. A legal record becomes a new game (with its
     notes) and tokens for it; an illegal one is refused with its first illegal step and nothing
-    is stored. The record of an ended game is stored once: the same game imported again
+    is stored. A resolved ruleset must be what its preset and options resolve to (games are
+    listed and ranked under the preset's name): one that is not is a 422 naming the fields that
+    differ. The record of an ended game is stored once: the same game imported again
     (whatever its notes or layout) is a 409 `already_imported` whose `game_id` is the game it
     became. A record that stops before the end is a new game each time (its hidden cards must
     not decide its id)."""

@@ -41,7 +41,14 @@ from domain.rules.errors import BohnanzaError, InvalidRuleset, MalformedCommand,
 from domain.rules.evolve import fold, full_deck
 from domain.rules.names import name_problem
 from domain.rules.notation import draw_table
-from domain.rules.rulesets import OPTIONS, SHARED, Ruleset, resolve_ruleset
+from domain.rules.rulesets import (
+    OPTIONS,
+    SHARED,
+    Ruleset,
+    check_deal,
+    preset_differences,
+    resolve_ruleset,
+)
 from domain.rules.state import DIGITAL, TABLETOP, GameState, Result
 from domain.rules.transcript import commands_from_facts
 
@@ -445,7 +452,12 @@ def _ruleset(data: dict[str, Any], players: int) -> Ruleset:
             OPTIONS[name].validate(value)
         except InvalidRuleset as error:
             raise RecordError(str(error), f"{path}.options.{name}") from None
-    return Ruleset.from_dict(data)
+    ruleset = Ruleset.from_dict(data)
+    try:
+        check_deal(ruleset)
+    except InvalidRuleset as error:
+        raise RecordError(str(error), f"{path}.deal") from None
+    return ruleset
 
 
 def _commands(items: list[dict[str, Any]]) -> tuple[Command, ...]:
@@ -541,7 +553,8 @@ def _decide_digital(state: GameState, position: int, command: Command) -> list[e
 def import_facts(record: Record) -> list[ev.Event]:
     """The facts an import stores: every command re-decided under the record's own ruleset.
     IllegalRecord for the first command refused; RecordError if the recorded result is not the
-    one the commands give."""
+    one the commands give, or if its ruleset is not its preset's (`check_preset`)."""
+    check_preset(record.ruleset)
     replayed = replay_record(record)
     if replayed.failure is not None:
         raise IllegalRecord(replayed.failure)
@@ -564,6 +577,28 @@ def import_facts(record: Record) -> list[ev.Event]:
             "$.result",
         )
     return replayed.facts
+
+
+def check_preset(ruleset: Ruleset) -> None:
+    """RecordError unless `ruleset` is what its preset, player count and options resolve to.
+
+    A stored game is listed and ranked under its preset's name, so a record may not carry a
+    ruleset of its own making under a preset's name (RULES §2, §15): the beanometers, deal or
+    deck it changed would be counted as that preset's. Verification, which stores nothing,
+    checks such a record under its own ruleset and says how it differs."""
+    path = "$.header.ruleset"
+    try:
+        differing = preset_differences(ruleset)
+    except InvalidRuleset as error:
+        raise RecordError(f"a record's ruleset must be a preset's: {error}", path) from None
+    if differing:
+        raise RecordError(
+            f"the ruleset differs from what {ruleset.preset} for {ruleset.players} players"
+            f"{' with its options' if ruleset.options else ''} resolves to in: "
+            f"{', '.join(differing)}; a record's ruleset must be its preset's, changed only by "
+            "options (RULES §2, §15)",
+            path,
+        )
 
 
 def wrong_in_result(recorded: Result, result: Result, names: Sequence[str]) -> str:

@@ -1,9 +1,11 @@
 """Rules disputes: check a record (or a stored game's facts) under any ruleset, and audit a game.
 
 `verify` re-decides every command. Without a ruleset it uses the record's own ruleset and mode —
-the same check an import makes. With a preset or options it starts a tabletop game under that
-ruleset and re-decides the commands with their cards named, so a card that ruleset's deck lacks,
-a third field it does not sell or a tie it breaks differently all show. The report gives the
+the same check an import makes, except that an import also refuses a ruleset that is not its
+preset's (`check_preset`), where a report only notes how it differs. With a preset or options
+it starts a tabletop game under that ruleset and re-decides the commands with their cards named,
+so a card that ruleset's deck lacks, a third field it does not sell or a tie it breaks
+differently all show. The report gives the
 first illegal step (position, command, RULES section and sentence, the table before it) or, when
 every command is legal, the result under that ruleset beside the recorded one.
 """
@@ -19,7 +21,13 @@ from domain.rules import events as ev
 from domain.rules.audit import Problem, audit
 from domain.rules.errors import InvalidRuleset, MalformedCommand
 from domain.rules.notation import draw_table
-from domain.rules.rulesets import MOST_HAND_CARDS, SEAT_DISTANCE, Ruleset, resolve_ruleset
+from domain.rules.rulesets import (
+    MOST_HAND_CARDS,
+    SEAT_DISTANCE,
+    Ruleset,
+    preset_differences,
+    resolve_ruleset,
+)
 from domain.rules.state import GameState, Result
 
 from .record import (
@@ -236,18 +244,21 @@ def _how(result: Result, names: Sequence[str], start_seat: int) -> str:
 
 
 def _ruleset_notes(record: Record) -> list[str]:
-    """Whether the record's ruleset is what its preset and options resolve to today."""
+    """Whether the record's ruleset is what its preset and options resolve to today: an import
+    refuses one that is not, so the report says so."""
     rules = record.ruleset
     try:
-        current = resolve_ruleset(rules.preset, rules.players, dict(rules.options))
+        differing = preset_differences(rules)
     except InvalidRuleset as error:
-        return [f"today's rulesets do not give this one ({error}); the record's ruleset is used"]
-    if current.to_dict() == rules.to_dict():
+        return [
+            f"today's rulesets do not give this one ({error}); the record's ruleset is used, "
+            "an import refuses it"
+        ]
+    if not differing:
         return []
-    differing = [key for key, value in rules.to_dict().items() if current.to_dict()[key] != value]
     return [
         f"the record's ruleset differs from today's {rules.preset} preset in: "
-        f"{', '.join(differing)}; the record's is used"
+        f"{', '.join(differing)}; the record's is used, an import refuses it"
     ]
 
 

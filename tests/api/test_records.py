@@ -11,6 +11,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.bots import BOTS, Table, play_stored
+from replays.record import export_record
+from tests.unit.test_record import house_rules, played_under
 
 from .support import assert_envelope, create_game
 
@@ -188,3 +190,68 @@ def test_verifying_a_record_whose_ruleset_counts_a_billion_beans_is_a_422(client
 
     body = assert_envelope(response, 422, "invalid_record")
     assert list(body["errors"]["json"]) == ["$.header.ruleset.counts.red"]
+
+
+def _a_deck_of_one_coffee(record: dict) -> dict:
+    """The record with a resolved ruleset whose deck is a single Coffee, and that deck order."""
+    doctored = copy.deepcopy(record)
+    doctored["header"]["ruleset"].update(
+        beans=["coffee"], counts={"coffee": 1}, meters={"coffee": [4, 7, 10, 12]}
+    )
+    doctored["chance"]["deck"] = ["coffee"]
+    return doctored
+
+
+@pytest.mark.parametrize(
+    ("url", "body"),
+    [
+        pytest.param("/api/records", lambda record: record, id="import"),
+        pytest.param(
+            "/api/records/verification", lambda record: {"record": record}, id="verification"
+        ),
+    ],
+)
+def test_a_record_whose_deal_needs_more_cards_than_its_deck_is_a_422_naming_the_deal(
+    client, record, url, body
+):
+    response = client.post(url, json=body(_a_deck_of_one_coffee(record)))
+
+    envelope = assert_envelope(response, 422, "invalid_record")
+    assert envelope["errors"]["json"] == {
+        "$.header.ruleset.deal": [
+            "the deal needs 20 cards (5 + 5 + 5 + 5), but the deck holds only 1 (RULES §3.4)"
+        ]
+    }
+    assert client.get("/api/games").get_json()["total"] == 1  # the exported game alone
+
+
+def _house_rules_record() -> dict:
+    """A game played under rio-grande with every beanometer 1-2-3-4, still named rio-grande."""
+    ruleset = house_rules(lambda r: {"meters": dict.fromkeys(r.beans, (1, 2, 3, 4))})
+    return export_record(played_under(ruleset, seed=5))
+
+
+def test_a_game_of_rules_of_its_own_under_a_preset_s_name_is_refused_and_counted_nowhere(client):
+    standings = client.get("/api/leaderboard").get_json()["standings"]
+
+    response = client.post("/api/records", json=_house_rules_record())
+
+    envelope = assert_envelope(response, 422, "invalid_record")
+    [message] = envelope["errors"]["json"]["$.header.ruleset"]
+    assert "differs from what rio-grande for 4 players resolves to in: meters;" in message
+    assert client.get("/api/games").get_json()["total"] == 0
+    assert client.get("/api/leaderboard").get_json()["standings"] == standings
+
+
+def test_a_game_of_rules_of_its_own_under_a_preset_s_name_verifies_under_them_with_a_note(
+    client,
+):
+    response = client.post("/api/records/verification", json={"record": _house_rules_record()})
+
+    report = response.get_json()
+    assert response.status_code == 200
+    assert report["verdict"] == "legal"
+    assert report["notes"] == [
+        "the record's ruleset differs from today's rio-grande preset in: meters; the record's "
+        "is used, an import refuses it"
+    ]

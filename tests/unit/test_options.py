@@ -3,15 +3,19 @@ stored in the resolved ruleset, and changes exactly the rule it names."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+
 import pytest
 
 from domain.rules import InvalidRuleset, RuleViolation, resolve_ruleset
 from domain.rules import events as ev
 from domain.rules.commands import Accept, Draw, EndTrading, Harvest, Offer, Plant, Reveal
 from domain.rules.decide import start_game
-from domain.rules.rulesets import OPTIONS, PRESETS
+from domain.rules.rulesets import OPTIONS, PRESETS, Ruleset, preset_differences
 from domain.rules.state import Field, GameState, Phase
 from tests.builders import kinds, run, table
+from tests.games import CONFIGS, OPTION_VALUES
 
 
 def rejection(state: GameState, *commands) -> str:
@@ -133,6 +137,74 @@ def test_a_game_stores_its_fully_resolved_ruleset_with_the_options_in_its_first_
 def test_every_preset_resolves_for_each_of_its_player_counts(preset):
     for players in PRESETS[preset].player_counts:
         assert resolve_ruleset(preset, players).players == players
+
+
+def _stored(ruleset: Ruleset) -> Ruleset:
+    """`ruleset` as a game's first event and a record carry it: JSON, read back."""
+    return Ruleset.from_dict(json.loads(json.dumps(ruleset.to_dict())))
+
+
+def _applicable_options() -> list[tuple[str, int, dict]]:
+    """Every preset and player count, with no options and with each option value that applies."""
+    return [
+        (preset, players, options)
+        for preset, players in CONFIGS
+        for options in [{}, *({name: value} for name, value in OPTION_VALUES)]
+        if all(players == 2 or not OPTIONS[name].duel_only for name in options)
+        and not (players == 2 and "allow_retrade" in options)
+    ]
+
+
+@pytest.mark.parametrize(("preset", "players", "options"), _applicable_options())
+def test_a_stored_ruleset_of_every_preset_and_option_is_exactly_its_preset_s(
+    preset, players, options
+):
+    assert preset_differences(_stored(resolve_ruleset(preset, players, options))) == []
+
+
+@pytest.mark.parametrize(
+    ("changes", "differing"),
+    [
+        pytest.param(
+            lambda r: {"meters": dict.fromkeys(r.beans, (1, 2, 3, 4))}, ["meters"], id="meters"
+        ),
+        pytest.param(lambda r: {"deal": (6, 6, 6, 6)}, ["deal"], id="deal"),
+        pytest.param(lambda r: {"third_field_cost": 1}, ["third_field_cost"], id="third-field"),
+        pytest.param(lambda r: {"counts": {**r.counts, "red": 9}}, ["counts"], id="counts"),
+        pytest.param(
+            lambda r: {"options": {"reshuffle": "on-next-draw"}},
+            ["reshuffle"],
+            id="an-option-without-its-effect",
+        ),
+        pytest.param(
+            lambda r: {"third_field_cost": 2, "draw": 4},
+            ["third_field_cost", "draw"],
+            id="several",
+        ),
+    ],
+)
+def test_a_ruleset_changed_beyond_its_options_differs_from_its_preset_in_those_fields(
+    changes, differing
+):
+    ruleset = resolve_ruleset("rio-grande", 4)
+
+    assert preset_differences(dataclasses.replace(ruleset, **changes(ruleset))) == differing
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "reason"),
+    [
+        pytest.param("amigo", 2, "ruleset amigo is for 3–5 players, not 2", id="amigo-duel"),
+        pytest.param("house", 4, "unknown ruleset 'house'", id="no-such-preset"),
+    ],
+)
+def test_a_ruleset_under_a_preset_that_does_not_give_it_has_nothing_to_differ_from(
+    preset, players, reason
+):
+    ruleset = dataclasses.replace(resolve_ruleset("rio-grande", players), preset=preset)
+
+    with pytest.raises(InvalidRuleset, match=reason):
+        preset_differences(ruleset)
 
 
 # --- H1: trading-area re-trading ---------------------------------------------------------------

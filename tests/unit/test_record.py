@@ -7,13 +7,16 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import random
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 
-from domain.bots import simulate
+from domain.bots import BOTS, MAX_COMMANDS, NAMES, Table, simulate
+from domain.rules import decide, resolve_ruleset, start_game
 from domain.rules import events as ev
 from domain.rules.beans import BEANS
 from domain.rules.commands import COMMAND_TYPES
@@ -228,6 +231,13 @@ def _first_draw(change):
     return mutate
 
 
+def _a_deck_of_one_coffee(document: dict[str, Any]) -> None:
+    """A resolved ruleset whose deck is a single Coffee, and the deck order to match it."""
+    ruleset = document["header"]["ruleset"]
+    ruleset.update(beans=["coffee"], counts={"coffee": 1}, meters={"coffee": [4, 7, 10, 12]})
+    document["chance"]["deck"] = ["coffee"]
+
+
 MALFORMED = [
     # (id, mutation, JSON path, words of the message, whether the plain schema rejects it too)
     ("no format", _delete(("format",)), "$.format", "reads bohnanza-record/1 records, not no", 1),
@@ -326,6 +336,13 @@ MALFORMED = [
         1,
     ),
     ("a hand of a hundred", _set(("header", "ruleset", "deal", 0), 100), "$.header.ruleset", "", 1),
+    (
+        "a deal larger than the deck",
+        _a_deck_of_one_coffee,
+        "$.header.ruleset.deal",
+        "the deal needs 20 cards (5 + 5 + 5 + 5), but the deck holds only 1 (RULES §3.4)",
+        0,
+    ),
     (
         "a start seat with a fraction",
         _set(("header", "start_seat"), 0.0),
@@ -442,6 +459,81 @@ def test_import_refuses_a_result_for_a_game_its_commands_leave_unfinished(docume
     assert "the game is still on" in refused.value.message
 
 
+def played_under(ruleset: Ruleset, seed: int = 1) -> list[ev.Event]:
+    """A complete greedy-bot digital game under `ruleset`, whatever preset name it bears: the
+    record of a table that played rules of its own."""
+    facts = start_game(ruleset, NAMES[: ruleset.players], seed=seed)
+    state = fold(facts)
+    table = Table([BOTS["greedy"]() for _ in range(ruleset.players)], random.Random(seed))
+    for _ in range(MAX_COMMANDS):
+        if state.is_over:
+            return facts
+        new = decide(state, table.next_command(state))
+        facts += new
+        state = fold(new, state)
+    raise AssertionError(f"a game under {ruleset.preset} did not end")
+
+
+def house_rules(changes: Callable[[Ruleset], dict[str, Any]], players: int = 4) -> Ruleset:
+    """The rio-grande ruleset with `changes` made beyond its options, still named rio-grande."""
+    ruleset = resolve_ruleset("rio-grande", players)
+    return dataclasses.replace(ruleset, **changes(ruleset))
+
+
+HOUSE_RULES = [
+    pytest.param(
+        lambda r: {"meters": dict.fromkeys(r.beans, (1, 2, 3, 4))},
+        "in: meters;",
+        id="every-beanometer-1-2-3-4",
+    ),
+    pytest.param(lambda r: {"deal": (6, 6, 6, 6)}, "in: deal;", id="six-card-hands"),
+    pytest.param(lambda r: {"third_field_cost": 1}, "in: third_field_cost;", id="a-1-coin-field"),
+    pytest.param(lambda r: {"counts": {**r.counts, "red": 12}}, "in: counts;", id="more-red"),
+    pytest.param(
+        lambda r: {"third_field_cost": 2, "draw": 4},
+        "in: third_field_cost, draw;",
+        id="two-changes",
+    ),
+]
+
+
+@pytest.mark.parametrize(("changes", "words"), HOUSE_RULES)
+def test_import_refuses_a_game_played_under_rules_of_its_own_with_a_preset_s_name(changes, words):
+    record = parse_record(export_record(played_under(house_rules(changes))))
+    assert replay_record(record).failure is None  # legal under its own ruleset
+
+    with pytest.raises(RecordError) as refused:
+        import_facts(record)
+
+    assert refused.value.path == "$.header.ruleset"
+    assert refused.value.message.startswith(
+        "the ruleset differs from what rio-grande for 4 players resolves to "
+    )
+    assert words in refused.value.message
+    assert refused.value.message.endswith("changed only by options (RULES §2, §15)")
+
+
+@pytest.mark.parametrize(
+    ("preset", "words"),
+    [
+        pytest.param("amigo", "ruleset amigo is for 3–5 players, not 2", id="amigo-for-a-duel"),
+        pytest.param("house", "unknown ruleset 'house'", id="no-such-preset"),
+        pytest.param("x" * 40, "unknown ruleset 'xxxx", id="longer-than-the-read-models-column"),
+    ],
+)
+def test_import_refuses_a_resolved_ruleset_under_a_preset_that_does_not_give_it(
+    duel, preset, words
+):
+    document = export_record(duel)
+    document["header"]["ruleset"]["preset"] = preset
+
+    with pytest.raises(RecordError) as refused:
+        import_facts(parse_record(document))
+
+    assert refused.value.path == "$.header.ruleset"
+    assert words in refused.value.message
+
+
 def test_a_digital_record_is_refused_where_it_names_a_card_the_deck_did_not_give(document):
     at = first_index(document["commands"], "draw")
     drawn = document["commands"][at]["cards"]
@@ -539,3 +631,46 @@ def test_bot_games_survive_export_and_import_with_identical_facts_and_scores_in_
 
             assert imported == facts, f"{preset} {count}p {bot} seed {seed} {facts[0].mode}"
             assert imported[-1] == facts[-1]  # GameEnded: the same scores and winners
+
+
+# --- the command line ------------------------------------------------------------------------------
+
+
+def _house_rules_record() -> dict[str, Any]:
+    return export_record(played_under(house_rules(lambda r: {"third_field_cost": 1})))
+
+
+def _a_deal_larger_than_the_deck() -> dict[str, Any]:
+    document = export_record(simulate("rio-grande", 4, bot="greedy", seed=1))
+    _a_deck_of_one_coffee(document)
+    return document
+
+
+@pytest.mark.parametrize(
+    ("document", "words"),
+    [
+        pytest.param(
+            _house_rules_record,
+            "$.header.ruleset: the ruleset differs from what rio-grande for 4 players resolves "
+            "to in: third_field_cost;",
+            id="house-rules-under-a-preset-s-name",
+        ),
+        pytest.param(
+            _a_deal_larger_than_the_deck,
+            "is not a valid record: $.header.ruleset.deal: the deal needs 20 cards",
+            id="a-deal-larger-than-the-deck",
+        ),
+    ],
+)
+def test_the_command_line_import_refuses_a_ruleset_it_cannot_store_and_stores_nothing(
+    run, tmp_path, document, words
+):
+    path = tmp_path / "record.json"
+    path.write_text(dumps(document()))
+
+    result = run("import", str(path))
+
+    assert result.exit_code == 1
+    assert words in result.output
+    assert "Traceback" not in result.output
+    assert run("games").output.startswith("No games stored yet.")

@@ -374,7 +374,7 @@ def test_a_record_whose_ruleset_no_preset_gives_says_why():
 
     assert report.notes == (
         "today's rulesets do not give this one (ruleset amigo is for 3–5 players, not 2); "
-        "the record's ruleset is used",
+        "the record's ruleset is used, an import refuses it",
     )
 
 
@@ -416,7 +416,7 @@ def test_a_record_under_a_doctored_ruleset_is_checked_under_it_and_the_report_sa
     assert report.verdict == LEGAL
     assert report.notes == (
         "the record's ruleset differs from today's amigo-1997 preset in: discard_pile_browsable; "
-        "the record's is used",
+        "the record's is used, an import refuses it",
     )
 
 
