@@ -881,11 +881,11 @@ class ComparisonSchema(Schema):
 
 class ExportQuerySchema(Schema):
     place = fields.String(
-        validate=validate.Length(min=1, max=200),
+        validate=[validate.Length(min=1, max=200), printable],
         metadata={"description": "Default: the place of the record the game was imported from"},
     )
     tags = fields.List(
-        fields.String(validate=validate.Length(min=1, max=60)),
+        fields.String(validate=[validate.Length(min=1, max=60), printable]),
         metadata={"description": "Default: the tags of the record the game was imported from"},
     )
 

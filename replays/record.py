@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date as Date
 from datetime import datetime
@@ -39,7 +39,7 @@ from domain.rules.commands import Command, parse_command
 from domain.rules.decide import decide, start_game
 from domain.rules.errors import BohnanzaError, InvalidRuleset, MalformedCommand, RuleViolation
 from domain.rules.evolve import fold, full_deck
-from domain.rules.names import name_problem
+from domain.rules.names import NOT_PRINTABLE, name_problem, printable
 from domain.rules.notation import draw_table
 from domain.rules.rulesets import (
     OPTIONS,
@@ -396,6 +396,9 @@ def parse_record(document: Any) -> Record:
         problem = name_problem(name)
         if problem is not None:
             raise RecordError(f"{name!r}: {problem}", f"$.header.seats[{seat}]")
+    for text, path in _header_texts(header):
+        if not printable(text):
+            raise RecordError(f"{text!r}: {NOT_PRINTABLE}", path)
     start_seat = header["start_seat"]
     if start_seat >= len(seats):
         raise RecordError(
@@ -490,6 +493,15 @@ def _result(data: dict[str, Any] | None, players: int) -> Result | None:
 
 
 # --- re-deciding ---------------------------------------------------------------------------------
+
+
+def _header_texts(header: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """The header's free texts, place and tags, with their paths: shown and exported as they
+    are, so they hold no control or invisible formatting character (as names do not)."""
+    if header.get("place") is not None:
+        yield header["place"], "$.header.place"
+    for number, tag in enumerate(header.get("tags", ())):
+        yield tag, f"$.header.tags[{number}]"
 
 
 def replay_record(record: Record, *, ruleset: Ruleset | None = None) -> Replayed:

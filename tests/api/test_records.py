@@ -37,6 +37,16 @@ def test_a_finished_game_exports_as_a_versioned_record(record):
     assert record["result"]["winners"]
 
 
+@pytest.mark.parametrize("query", [{"place": "Bar\x07"}, {"tags": ["ok", "x\u202e"]}])
+def test_an_export_s_place_and_tags_are_printable_text(web, client, query):
+    game_id = finished_game(web, client)
+
+    response = client.get(f"/api/games/{game_id}/record", query_string=query)
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert list(body["errors"]["query"]) == list(query)
+
+
 def test_a_running_game_cannot_be_exported(client):
     game = create_game(client)
 

@@ -366,6 +366,20 @@ MALFORMED = [
     ),
     ("a seat name too long", _set(("header", "seats", 0), "A" * 41), "$.header.seats[0]", "", 1),
     (
+        "a place holding a control character",
+        _set(("header", "place"), "Bar\x07"),
+        "$.header.place",
+        "printable",
+        0,
+    ),
+    (
+        "a tag reversing the text after it",
+        _set(("header", "tags"), ["ok", "x\u202e"]),
+        "$.header.tags[1]",
+        "printable",
+        0,
+    ),
+    (
         "an annotation author of no role",
         _set(("annotations",), [{**ANNOTATION, "author": {}}]),
         "$.annotations[0].author",
