@@ -28,6 +28,11 @@ from .security import ANSWERS_KEPT, IN_FLIGHT_LIMIT, IdempotencyStore, TokenStor
 log = logging.getLogger(__name__)
 
 CACHED_GAMES = 256
+"""Games whose facts and views each process keeps (least recently used forgotten first)."""
+REPLAYS_KEPT = 32
+"""Of those, games whose replay (its tables at every viewer's checkpoints) is kept: a replay of a
+4-player game stepped through as seven viewers holds about 0.7 MB, so the replays of every kept
+game could reach hundreds of MB a worker, asked for by anyone stepping through old games."""
 
 
 @dataclass
@@ -41,10 +46,14 @@ class _Game:
 class GameViews:
     """Each game's facts and each viewer's view, kept current from the store."""
 
-    def __init__(self, app: Bohnanza, size: int = CACHED_GAMES) -> None:
+    def __init__(
+        self, app: Bohnanza, size: int = CACHED_GAMES, replays: int = REPLAYS_KEPT
+    ) -> None:
         self.app = app
         self.size = size
+        self.replays = replays
         self._games: OrderedDict[UUID, _Game] = OrderedDict()
+        self._replayed: OrderedDict[UUID, _Game] = OrderedDict()
         self._lock = threading.Lock()
 
     def _entry(self, game_id: UUID) -> _Game:
@@ -119,7 +128,19 @@ class GameViews:
             self._refresh(game_id, entry)
             if entry.replay is None or len(entry.replay) != len(entry.facts):
                 entry.replay = Replay([recorded.fact for recorded in entry.facts])
-            return entry.replay
+            replay = entry.replay
+        self._keep_replay(game_id, entry)
+        return replay
+
+    def _keep_replay(self, game_id: UUID, entry: _Game) -> None:
+        """Count `entry`'s replay among the `replays` most recently asked for, and let go of
+        the replay asked for least recently beyond them (a request using it keeps its own)."""
+        with self._lock:
+            self._replayed.pop(game_id, None)
+            self._replayed[game_id] = entry
+            while len(self._replayed) > self.replays:
+                _, oldest = self._replayed.popitem(last=False)
+                oldest.replay = None
 
     def _refresh(self, game_id: UUID, entry: _Game) -> None:
         entry.facts += self.app.recorded_facts(game_id, after=len(entry.facts))
