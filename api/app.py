@@ -21,7 +21,7 @@ from werkzeug.routing import IntegerConverter, Map
 
 from . import errors, games, meta, records, replays, stats
 from .encoding import OrjsonProvider
-from .openapi import SECURITY_SCHEMES, OperationIds, refine_field_documents
+from .openapi import SECURITY_SCHEMES, ClosedSchemas, OperationIds, refine_field_documents
 from .schemas import ErrorSchema
 from .services import Services
 from .settings import Settings
@@ -147,7 +147,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api = BohnanzaApi(
         app,
         spec_kwargs={
-            "extra_plugins": [OperationIds()],
+            "extra_plugins": [OperationIds(), ClosedSchemas()],
             "info": {
                 "description": "Play, record and replay games of Bohnanza. Rule violations "
                 "cite RULES.md sections. Authenticate as a seat or host with "

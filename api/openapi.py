@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from apispec import BasePlugin
+from apispec.ext.marshmallow.common import resolve_schema_instance
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
-from marshmallow import fields
+from marshmallow import RAISE, fields
 
 from .schemas import AsSent
 
@@ -27,6 +28,18 @@ class OperationIds(BasePlugin):
         name = rule.endpoint.rsplit(".", 1)[-1]
         for operation in operations.values():
             operation.setdefault("operationId", name)
+
+
+class ClosedSchemas(BasePlugin):
+    """Every schema that refuses unknown keys says `additionalProperties: false`. apispec writes
+    it only for a schema whose Meta has no description, so the command body, among others, was
+    documented as taking any key, which the server answers with a 422."""
+
+    def schema_helper(self, name: str, definition: dict, **kwargs: Any) -> dict | None:
+        schema = kwargs.get("schema")
+        if schema is not None and resolve_schema_instance(schema).unknown == RAISE:
+            return {"additionalProperties": False}
+        return None
 
 
 GAME_OPERATIONS = {

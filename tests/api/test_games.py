@@ -549,6 +549,23 @@ def test_every_operation_has_its_own_operation_id(client: FlaskClient) -> None:
     assert {"create_game", "give_command", "legal_commands", "event_feed"} <= set(ids)
 
 
+def test_every_body_the_server_refuses_unknown_keys_in_is_documented_as_closed(
+    client: FlaskClient,
+) -> None:
+    document = client.get("/openapi.json").get_json()
+    schemas = document["components"]["schemas"]
+    bodies = {
+        operation["requestBody"]["content"]["application/json"]["schema"]["$ref"].split("/")[-1]
+        for _, _, operation in _operations(document)
+        if "requestBody" in operation
+    }
+
+    assert "Command" in bodies
+    assert {name: schemas[name].get("additionalProperties") for name in bodies} == dict.fromkeys(
+        bodies, False
+    )
+
+
 def test_a_new_games_id_links_to_the_operations_on_that_game(client: FlaskClient) -> None:
     document = client.get("/openapi.json").get_json()
     by_id = {operation["operationId"]: path for path, _, operation in _operations(document)}
