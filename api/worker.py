@@ -152,7 +152,7 @@ class Secrets:
 
 
 class SecretsRedacted(logging.Filter):
-    """Tokens never reach gunicorn's error log, whatever a client sends (README: Safety)."""
+    """Tokens never reach gunicorn's logs, whatever a client sends (README, The HTTP API)."""
 
     def __init__(self, secrets: Secrets) -> None:
         super().__init__()
