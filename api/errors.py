@@ -11,7 +11,7 @@ import logging
 from typing import Any
 
 from eventsourcing.persistence import ConnectionUnavailableError, InterfaceError, OperationalError
-from flask import Flask, Response, jsonify, request
+from flask import Flask, Response, current_app, jsonify, request
 from gunicorn.http.errors import NoMoreData, ParseException
 from sqlalchemy import exc as sql_errors
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
@@ -33,7 +33,7 @@ from replays.games import AlreadyImported
 from replays.record import IllegalRecord, RecordError
 
 from .schemas import ErrorSchema
-from .security import AnswerGone, KeyInFlight, KeyReused
+from .security import AnswerGone, KeyInFlight, KeyReused, Secrets
 
 log = logging.getLogger(__name__)
 
@@ -312,8 +312,8 @@ def _unreadable_body(cause: BaseException | None) -> ApiError:
         return ApiError(
             408, "request_timeout", "The request body stopped arriving; send the request again."
         )
-    if isinstance(cause, ParseException):
-        detail = str(cause)[:200]
+    if isinstance(cause, ParseException):  # e.g. a trailer line, quoted: secrets hidden
+        detail = Secrets(current_app.config.get("AUDITOR_TOKEN")).redacted(str(cause))[:200]
         return ApiError(400, "bad_request", f"The request body is not valid HTTP: {detail}")
     return ApiError(400, "bad_request", "The request body ended before the length it announced.")
 

@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import json
 import logging
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from time import monotonic
 from typing import Any
+from urllib.parse import quote, quote_plus
 from uuid import UUID
 
 from sqlalchemy import Engine, delete, insert, null, select, update
@@ -47,6 +49,41 @@ def new_token() -> str:
 
 def digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+class Secrets:
+    """Hides the secrets a request may carry (seat and host tokens, by their prefix, and the
+    auditor's token if one is set) in text the server writes about a request: gunicorn's logs
+    and the description of a request it cannot parse, which quotes the offending input.
+
+    The auditor's token is found as written, as Python's repr and gunicorn's access log escape
+    it, and as a URL encodes it. A header line gunicorn refuses, and the raw bytes it reports of
+    a request cut short, are hidden whole: a token split over two lines has no prefix to find."""
+
+    REPLACEMENT = "[redacted]"
+    QUOTED_INPUT = re.compile(
+        r"((?:Invalid HTTP Header|Invalid HTTP header name|Obsolete line folding is "
+        r"unacceptable|No more data after): )b?(['\"]).*"
+    )
+    """gunicorn's descriptions that quote a header line or raw bytes (%r), to the end."""
+
+    def __init__(self, auditor_token: str | None = None) -> None:
+        patterns = [re.escape(TOKEN_PREFIX) + r"[A-Za-z0-9_\-]*"]
+        if auditor_token:
+            written = {
+                auditor_token,
+                repr(auditor_token)[1:-1],
+                auditor_token.replace("\\", "\\\\").replace('"', '\\"'),
+                quote(auditor_token, safe=""),
+                quote(auditor_token),
+                quote_plus(auditor_token),
+            }
+            patterns[:0] = [re.escape(form) for form in sorted(written, key=len, reverse=True)]
+        self._pattern = re.compile("|".join(patterns))
+
+    def redacted(self, text: str) -> str:
+        text = self.QUOTED_INPUT.sub(rf"\1{self.REPLACEMENT}", text)
+        return self._pattern.sub(self.REPLACEMENT, text)
 
 
 @dataclass(frozen=True, slots=True)

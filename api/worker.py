@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import select
 import socket
 import struct
@@ -50,7 +49,7 @@ from gunicorn.http.body import ChunkedReader, LengthReader
 from gunicorn.workers.gthread import ThreadWorker
 
 from .errors import HTTP_CODES
-from .security import TOKEN_PREFIX
+from .security import Secrets
 from .settings import Settings
 
 LINGER_SECONDS = 0.01
@@ -132,23 +131,6 @@ def limit_waits_for_bytes(sock: socket.socket, seconds: float) -> None:
     whole = int(seconds)
     limit = struct.pack("ll", whole, int((seconds - whole) * 1_000_000))
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, limit)
-
-
-class Secrets:
-    """The secrets a request may carry: seat and host tokens (by their prefix) and the auditor's
-    token, if one is set. A request gunicorn cannot parse is logged and described back with the
-    offending line, which may be an `Authorization` header missing its colon."""
-
-    REPLACEMENT = "[redacted]"
-
-    def __init__(self, auditor_token: str | None = None) -> None:
-        patterns = [re.escape(TOKEN_PREFIX) + r"[A-Za-z0-9_\-]*"]
-        if auditor_token:
-            patterns.insert(0, re.escape(auditor_token))
-        self._pattern = re.compile("|".join(patterns))
-
-    def redacted(self, text: str) -> str:
-        return self._pattern.sub(self.REPLACEMENT, text)
 
 
 class SecretsRedacted(logging.Filter):

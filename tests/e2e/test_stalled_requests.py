@@ -128,3 +128,14 @@ def test_a_badly_chunked_body_is_a_400_in_the_envelope(server, chunks: bytes) ->
     status, headers, body = envelope(answer)
     assert (status, body["code"], headers["connection"]) == (400, "bad_request", "close")
     assert body["message"].startswith("The request body is not valid HTTP")
+
+
+def test_a_token_in_a_bad_chunked_trailer_is_not_echoed(server) -> None:
+    trailer = b"0\r\nAuthorization Bearer bzt_Kq7wPz\r\n\r\n"
+
+    answer, _ = exchange(server, post_head("Transfer-Encoding: chunked") + b"2\r\n{}\r\n" + trailer)
+
+    status, _, body = envelope(answer)
+    assert (status, body["code"]) == (400, "bad_request")
+    assert "[redacted]" in body["message"]
+    assert b"Kq7wPz" not in answer
