@@ -12,9 +12,10 @@ JOINERS = frozenset({"\u200c", "\u200d"} | {chr(tag) for tag in range(0xE0020, 0
 """The invisible characters a name may hold: the zero-width (non-)joiners that emoji sequences
 (👨‍👩‍👧) and some scripts need, and the tags of subdivision flags (🏴󠁧󠁢󠁳󠁣󠁴󠁿)."""
 
-BLANKS = frozenset({"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800"})
-"""Letters and symbols that show nothing (the Hangul fillers, the blank Braille pattern): a name
-made of them, or ending in them, would look blank or like another name."""
+BLANKS = frozenset({"\u115f", "\u1160", "\u3164", "\uffa0", "\u2800", "\u17b4", "\u17b5"})
+"""Characters that show nothing (the Hangul fillers, the blank Braille pattern, Khmer's two
+inherent vowels, which Unicode says not to use): a name made of them, or ending in them, would
+look blank or like another name."""
 
 IGNORED_IN_COMPARISON = JOINERS | frozenset(
     {"\u034f", "\u180b", "\u180c", "\u180d", "\u180f"}
@@ -24,9 +25,10 @@ IGNORED_IN_COMPARISON = JOINERS | frozenset(
 """Invisible characters that change no name: the joiners, the combining grapheme joiner and the
 variation selectors (which pick a glyph's style, as emoji do)."""
 
-UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Zl", "Zp"})
+UNPRINTABLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 """Controls, invisible formatting (such as the marks that reverse the order text is shown in),
-lone surrogates, private use, and line and paragraph separators."""
+lone surrogates, private use, code points Unicode has not assigned (as this Python knows them:
+they show nothing, or anything, later), and line and paragraph separators."""
 
 NOT_PRINTABLE = "Use printable characters only."
 INVISIBLE = "A name needs a letter, a digit, a punctuation mark or a symbol."

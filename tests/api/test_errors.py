@@ -213,6 +213,9 @@ def test_an_option_value_not_of_its_json_type_is_a_422_naming_the_valid_ones(
         "Ana\u3164",
         "\u115f",
         "\u2800",
+        "Ana\u17b4",
+        "Ana\u2065",
+        "Ana\U000e0080",
     ],
     ids=[
         "nul",
@@ -226,6 +229,9 @@ def test_an_option_value_not_of_its_json_type_is_a_422_naming_the_valid_ones(
         "hangul-filler",
         "hangul-choseong-filler",
         "blank-braille",
+        "khmer-inherent-vowel",
+        "unassigned",
+        "unassigned-beside-the-tags",
     ],
 )
 def test_a_seat_name_with_unprintable_characters_is_a_422(client: FlaskClient, name: str) -> None:
