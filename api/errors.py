@@ -147,7 +147,9 @@ def _bohnanza_error(error: BohnanzaError) -> Response:
                 422, "malformed_command", str(error), {"json": {"command": [str(error)]}}
             )
         case InvalidRuleset():
-            return envelope(422, "invalid_ruleset", str(error), {"json": {"options": [str(error)]}})
+            return envelope(
+                422, "invalid_ruleset", str(error), {"json": {error.field: [str(error)]}}
+            )
         case NotFound():
             return envelope(404, "not_found", str(error))
         case Forbidden():

@@ -83,7 +83,13 @@ class InvalidSetup(MalformedCommand):
 
 
 class InvalidRuleset(BohnanzaError):
-    """An unknown preset, option or option value, or a combination that makes no sense."""
+    """An unknown preset, option or option value, or a combination that makes no sense; `field`
+    names what to change: the preset (`ruleset`, also for a player count it has no row for) or
+    the `options`."""
+
+    def __init__(self, message: str, field: str = "options") -> None:
+        self.field = field
+        super().__init__(message)
 
 
 class InvalidInput(BohnanzaError):

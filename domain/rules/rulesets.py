@@ -362,12 +362,14 @@ def resolve_ruleset(
     """The full ruleset for a preset, a player count and options; InvalidRuleset if any is wrong."""
     known = PRESETS.get(preset)
     if known is None:
-        raise InvalidRuleset(f"unknown ruleset {preset!r}; valid presets: {', '.join(PRESETS)}")
+        raise InvalidRuleset(
+            f"unknown ruleset {preset!r}; valid presets: {', '.join(PRESETS)}", "ruleset"
+        )
     row = known.rows.get(players)
     if row is None:
         counts = known.player_counts
         raise InvalidRuleset(
-            f"ruleset {preset} is for {counts[0]}–{counts[-1]} players, not {players}"
+            f"ruleset {preset} is for {counts[0]}–{counts[-1]} players, not {players}", "ruleset"
         )
     values: dict[str, Any] = {**_COMMON, **row}
     beans = tuple(values.pop("beans"))

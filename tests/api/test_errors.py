@@ -186,6 +186,23 @@ def test_an_unknown_ruleset_option_is_a_422_naming_the_valid_ones(client: FlaskC
 
 
 @pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"seats": ["A", "B", "C"], "options": {"x": 1}}, "options"),
+        ({"seats": ["A", "B"], "ruleset": "amigo"}, "ruleset"),
+    ],
+    ids=["unknown-option", "preset-without-that-player-count"],
+)
+def test_an_invalid_ruleset_names_the_field_to_change(
+    client: FlaskClient, body: dict, field: str
+) -> None:
+    response = client.post("/api/games", json=body)
+
+    answer = assert_envelope(response, 422, "invalid_ruleset")
+    assert answer["errors"]["json"] == {field: [answer["message"]]}
+
+
+@pytest.mark.parametrize(
     "options",
     [{"allow_retrade": "true"}, {"allow_retrade": 1}, {"tie_break": "shared"}],
     ids=["bool-as-text", "bool-as-number", "list-as-text"],
