@@ -22,14 +22,20 @@ def integer(**kwargs: Any) -> fields.Integer:
     return fields.Integer(strict=True, **kwargs)
 
 
+LARGEST_QUERY_INTEGER = 2**63 - 1
+"""What a database's integer holds: the bound of every integer query parameter."""
 DIGITS = re.compile(r"[0-9]{1,19}")
-"""Enough for every integer a query parameter may be (2**63 - 1 has 19 digits); the bound is the
-field's own Range."""
+"""Enough for every integer a query parameter may be (LARGEST_QUERY_INTEGER has 19 digits)."""
 
 
 class QueryInteger(fields.Integer):
     """An integer query parameter: ASCII digits only, as a URL writes a number (Python would
-    also read `+1`, ` 1` or full-width digits)."""
+    also read `+1`, ` 1` or full-width digits), at most LARGEST_QUERY_INTEGER, which the
+    OpenAPI document says (as `maximum`) for every one."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.validators.append(validate.Range(max=LARGEST_QUERY_INTEGER))
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
         if isinstance(value, str) and not DIGITS.fullmatch(value):
@@ -293,7 +299,7 @@ class GamesQuerySchema(Schema):
     )
     offset = QueryInteger(
         load_default=0,
-        validate=validate.Range(min=0, max=2**63 - 1),
+        validate=validate.Range(min=0),
         metadata={"description": "Skip this many games (the newest first): a page's next_offset"},
     )
     status = fields.String(validate=validate.OneOf(STATUSES))

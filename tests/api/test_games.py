@@ -141,6 +141,26 @@ def test_the_largest_offset_the_document_allows_is_an_empty_page(client: FlaskCl
     assert (response.get_json()["games"], response.get_json()["next_offset"]) == ([], None)
 
 
+def test_every_integer_in_a_query_has_the_bound_the_server_keeps(client: FlaskClient) -> None:
+    document = client.get("/openapi.json").get_json()
+    bounds = {
+        (path, parameter["name"]): parameter["schema"].get("maximum")
+        for path, _, operation in _operations(document)
+        for parameter in operation.get("parameters", [])
+        if parameter["in"] == "query" and parameter["schema"].get("type") == "integer"
+    }
+
+    assert ("/api/games/{game_id}/events", "after") in bounds
+    assert all(bound is not None and bound <= 2**63 - 1 for bound in bounds.values()), bounds
+
+
+def test_an_integer_past_the_bound_is_a_422_naming_it(client: FlaskClient) -> None:
+    response = client.get("/api/games", query_string={"after_position": 2**63})
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert list(body["errors"]["query"]) == ["after_position"]
+
+
 @pytest.mark.parametrize("written", ["%2B1", "%201", "%EF%BC%91", "1.0", "0x1"])
 def test_a_number_in_the_query_is_written_in_ascii_digits(
     client: FlaskClient, written: str
