@@ -22,7 +22,7 @@ from .rules import events as ev
 from .rules.decide import decide, start_game
 from .rules.evolve import evolve, fold
 from .rules.legal import Legal, OfferRange, legal_commands
-from .rules.rulesets import resolve_ruleset
+from .rules.rulesets import Ruleset, resolve_ruleset
 from .rules.state import GameState, Phase, Player
 from .rules.table import harvest_coins, harvestable_fields
 
@@ -349,7 +349,12 @@ def simulate(
     options: dict[str, object] | None = None,
 ) -> list[ev.Event]:
     """The facts of a complete digital game between bots, decided and folded in memory."""
-    ruleset = resolve_ruleset(preset, players, options)
+    return simulate_under(resolve_ruleset(preset, players, options), bot=bot, seed=seed)
+
+
+def simulate_under(ruleset: Ruleset, *, bot: str = "greedy", seed: int = 0) -> list[ev.Event]:
+    """`simulate`, under a resolved ruleset as it is (a record's own, say)."""
+    players = ruleset.players
     facts = start_game(ruleset, NAMES[:players], start_seat=seed % players, seed=seed)
     state = fold(facts)
     table = Table([BOTS[bot]() for _ in range(players)], random.Random(seed))

@@ -5,9 +5,9 @@ the same check an import makes, except that an import also refuses a ruleset tha
 preset's (`check_preset`), where a report only notes how it differs. With a preset or options
 it starts a tabletop game under that ruleset and re-decides the commands with their cards named,
 so a card that ruleset's deck lacks, a third field it does not sell or a tie it breaks
-differently all show. The report gives the
-first illegal step (position, command, RULES section and sentence, the table before it) or, when
-every command is legal, the result under that ruleset beside the recorded one.
+differently all show. The report gives the first illegal step (position, command, RULES section
+and sentence, the table before it) or, when every command is legal, the result under that
+ruleset beside the recorded one.
 """
 
 from __future__ import annotations

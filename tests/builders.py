@@ -15,9 +15,11 @@ may also be given as a number of coins, taken from the most plentiful beans left
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from domain.rules import (
     GameState,
@@ -32,6 +34,7 @@ from domain.rules import (
 from domain.rules.commands import Command, Deal, Draw, Offer, Reveal
 from domain.rules.events import Event
 from domain.rules.evolve import full_deck
+from domain.rules.rulesets import Ruleset
 from domain.rules.state import DIGITAL, EMPTY_FIELD, TABLETOP, Field
 
 NAMES = ("Ana", "Ben", "Cy", "Dee", "Eve", "Flo", "Gus")
@@ -285,3 +288,10 @@ def seen_at_the_table(rng: random.Random, state: GameState, count: int) -> tuple
     if len(seen) < count and state.exhaustions + 1 < state.ruleset.end_on_exhaustion:
         seen += rng.sample(state.discard_pile, min(count - len(seen), len(state.discard_pile)))
     return tuple(seen)
+
+
+def house_rules(changes: Callable[[Ruleset], dict[str, Any]], players: int = 4) -> Ruleset:
+    """The rio-grande ruleset with `changes` made beyond its options, still named rio-grande:
+    the rules of a table that played its own, under a preset's name."""
+    ruleset = resolve_ruleset("rio-grande", players)
+    return dataclasses.replace(ruleset, **changes(ruleset))

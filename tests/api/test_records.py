@@ -10,9 +10,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from domain.bots import BOTS, Table, play_stored
+from domain.bots import BOTS, Table, play_stored, simulate_under
 from replays.record import export_record
-from tests.unit.test_record import house_rules, played_under
+from tests.builders import house_rules
 
 from .support import assert_envelope, create_game
 
@@ -238,7 +238,7 @@ def test_a_record_whose_deal_needs_more_cards_than_its_deck_is_a_422_naming_the_
 def _house_rules_record() -> dict:
     """A game played under rio-grande with every beanometer 1-2-3-4, still named rio-grande."""
     ruleset = house_rules(lambda r: {"meters": dict.fromkeys(r.beans, (1, 2, 3, 4))})
-    return export_record(played_under(ruleset, seed=5))
+    return export_record(simulate_under(ruleset, seed=5))
 
 
 def test_a_game_of_rules_of_its_own_under_a_preset_s_name_is_refused_and_counted_nowhere(client):

@@ -7,16 +7,13 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
-import random
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
 
-from domain.bots import BOTS, MAX_COMMANDS, NAMES, Table, simulate
-from domain.rules import decide, resolve_ruleset, start_game
+from domain.bots import simulate, simulate_under
 from domain.rules import events as ev
 from domain.rules.beans import BEANS
 from domain.rules.commands import COMMAND_TYPES
@@ -37,6 +34,7 @@ from replays.record import (
     replay_record,
     schema,
 )
+from tests.builders import house_rules
 from tests.games import OPTION_VALUES
 
 ANNOTATION = {
@@ -473,27 +471,6 @@ def test_import_refuses_a_result_for_a_game_its_commands_leave_unfinished(docume
     assert "the game is still on" in refused.value.message
 
 
-def played_under(ruleset: Ruleset, seed: int = 1) -> list[ev.Event]:
-    """A complete greedy-bot digital game under `ruleset`, whatever preset name it bears: the
-    record of a table that played rules of its own."""
-    facts = start_game(ruleset, NAMES[: ruleset.players], seed=seed)
-    state = fold(facts)
-    table = Table([BOTS["greedy"]() for _ in range(ruleset.players)], random.Random(seed))
-    for _ in range(MAX_COMMANDS):
-        if state.is_over:
-            return facts
-        new = decide(state, table.next_command(state))
-        facts += new
-        state = fold(new, state)
-    raise AssertionError(f"a game under {ruleset.preset} did not end")
-
-
-def house_rules(changes: Callable[[Ruleset], dict[str, Any]], players: int = 4) -> Ruleset:
-    """The rio-grande ruleset with `changes` made beyond its options, still named rio-grande."""
-    ruleset = resolve_ruleset("rio-grande", players)
-    return dataclasses.replace(ruleset, **changes(ruleset))
-
-
 HOUSE_RULES = [
     pytest.param(
         lambda r: {"meters": dict.fromkeys(r.beans, (1, 2, 3, 4))},
@@ -513,7 +490,7 @@ HOUSE_RULES = [
 
 @pytest.mark.parametrize(("changes", "words"), HOUSE_RULES)
 def test_import_refuses_a_game_played_under_rules_of_its_own_with_a_preset_s_name(changes, words):
-    record = parse_record(export_record(played_under(house_rules(changes))))
+    record = parse_record(export_record(simulate_under(house_rules(changes), seed=1)))
     assert replay_record(record).failure is None  # legal under its own ruleset
 
     with pytest.raises(RecordError) as refused:
@@ -651,7 +628,7 @@ def test_bot_games_survive_export_and_import_with_identical_facts_and_scores_in_
 
 
 def _house_rules_record() -> dict[str, Any]:
-    return export_record(played_under(house_rules(lambda r: {"third_field_cost": 1})))
+    return export_record(simulate_under(house_rules(lambda r: {"third_field_cost": 1}), seed=1))
 
 
 def _a_deal_larger_than_the_deck() -> dict[str, Any]:
