@@ -244,8 +244,9 @@ class Replay:
     response: dict[str, Any]
 
 
-def _stored_a_command(status: int) -> bool:
-    return 200 <= status < 300
+def _stored_a_command(status: int | None) -> bool:
+    """Whether a key's answer says its command was stored (None: still running)."""
+    return status is not None and 200 <= status < 300
 
 
 def request_digest(request: Any) -> str:
@@ -260,7 +261,8 @@ class IdempotencyStore:
         engine: Engine,
         in_flight_limit: timedelta = IN_FLIGHT_LIMIT,
         answers_kept: timedelta = ANSWERS_KEPT,
-        stored: Callable[[UUID, str], bool] = lambda game_id, key: True,
+        *,
+        stored: Callable[[UUID, str], bool],
     ) -> None:
         """`stored(game_id, key)`: whether the event store holds the key with its command's
         events (domain/request_keys.py)."""
@@ -307,11 +309,7 @@ class IdempotencyStore:
             return Replay(row.status, row.response)
         if row.status is None and age <= self.in_flight_limit:
             raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")
-        if (
-            row.status is not None
-            and _stored_a_command(row.status)
-            and not self.stored(game_id, key)
-        ):
+        if _stored_a_command(row.status) and not self.stored(game_id, key):
             return self._answer_of_unkept_key(key, row)
         # its request stopped (IN_FLIGHT_LIMIT), or its answer is forgotten (ANSWERS_KEPT)
         if self._take_over(game_id, key, row.status, row.created_at):
