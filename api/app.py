@@ -151,7 +151,9 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             "info": {
                 "description": "Play, record and replay games of Bohnanza. Rule violations "
                 "cite RULES.md sections. Authenticate as a seat or host with "
-                "`Authorization: Bearer <token>`."
+                "`Authorization: Bearer <token>`. Credentials sent with a request about a game must "
+                "be good ones: another game's token, or a wrong `X-Auditor-Token`, is a 401 on "
+                "every route under `/api/games/{game_id}`, those open to the public included."
             },
             "components": {"securitySchemes": SECURITY_SCHEMES},
         },
@@ -163,5 +165,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(meta.assets)
     app.register_blueprint(web)  # the web pages: not part of the API, so not in the OpenAPI
     errors.register(app)
+    app.before_request(games.credentials_checked)  # after the hooks that refuse a request's form
     app.extensions["bohnanza"] = LazyServices(app.config)
     return app

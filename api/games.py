@@ -11,7 +11,7 @@ import re
 from typing import Any
 from uuid import UUID, uuid4
 
-from flask import Response, current_app, jsonify, request
+from flask import Response, current_app, g, jsonify, request
 
 from domain.application import AlreadyApplied, RecordedFact
 from domain.request_keys import AppliedRequest
@@ -82,7 +82,15 @@ def services() -> Services:
 
 
 def caller_for(game_id: UUID) -> Caller | None:
-    """The token's holder in this game, None without a token; 401 for a bad token."""
+    """The token's holder in this game, None without a token; 401 for a bad token. Resolved
+    once per request (`credentials_checked` does it first)."""
+    callers = g.setdefault("callers", {})
+    if game_id not in callers:
+        callers[game_id] = _resolve_caller(game_id)
+    return callers[game_id]
+
+
+def _resolve_caller(game_id: UUID) -> Caller | None:
     header = request.headers.get("Authorization")
     if header is None:
         return None
@@ -93,6 +101,23 @@ def caller_for(game_id: UUID) -> Caller | None:
     if caller is None:
         raise unauthorized("this token does not belong to this game")
     return caller
+
+
+def credentials_checked() -> None:
+    """Before any API request about one game: credentials sent must be good ones, whatever the
+    route would answer without them. A token must be this game's and an auditor's secret the
+    server's (else 401, after the 404 for an unknown game), so that a client with a wrong
+    credential learns it at once instead of getting the public answer as if it had sent none."""
+    game_id = (request.view_args or {}).get("game_id")
+    if not isinstance(game_id, UUID) or not request.path.startswith("/api/"):
+        return
+    headers = request.headers
+    if "Authorization" in headers or "X-Auditor-Token" in headers:
+        services().views.started(game_id)  # 404 for an unknown game
+    if "Authorization" in headers:
+        caller_for(game_id)
+    if "X-Auditor-Token" in headers and not _auditor_rights():
+        raise unauthorized("X-Auditor-Token is not this server's auditor secret")
 
 
 def _auditor_rights() -> bool:
@@ -291,7 +316,7 @@ def _record(record: queries.GameRecord) -> dict[str, Any]:
 
 @blp.route("/games/<uuid:game_id>", methods=["GET"])
 @blp.response(200, schemas.GameSummarySchema)
-@documented(blp, 404)
+@documented(blp, 401, 404)
 def game_summary(game_id: UUID) -> dict[str, Any]:
     """What anyone may know about a game: seats, ruleset, status, phase, result."""
     return _summary(game_id)

@@ -128,7 +128,7 @@ def verify_record(body: dict[str, Any]) -> dict[str, Any]:
 @blp.route("/games/<uuid:game_id>/verification", methods=["POST"])
 @blp.arguments(schemas.VerificationSchema)
 @blp.response(200, schemas.ReportSchema)
-@documented(blp, 400, 403, 404, 408, 413, 415, 422)
+@documented(blp, 400, 401, 403, 404, 408, 413, 415, 422)
 @blp.doc(security=AUDITOR_OR_NONE)
 def verify_game(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """Check a stored game under its own ruleset, or under `ruleset` with `options`."""
@@ -140,7 +140,7 @@ def verify_game(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 
 @blp.route("/games/<uuid:game_id>/audit", methods=["GET"])
 @blp.response(200, schemas.AuditSchema)
-@documented(blp, 403, 404)
+@documented(blp, 401, 403, 404)
 @blp.doc(security=AUDITOR_OR_NONE)
 def audit(game_id: UUID) -> dict[str, Any]:
     """Audit a stored game: every invariant it breaks.

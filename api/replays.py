@@ -60,7 +60,7 @@ def _viewer(game_id: UUID, query: dict[str, Any]) -> tuple[Replay, Viewer]:
 
 @blp.route("/games/<uuid:game_id>/steps", methods=["GET"])
 @blp.response(200, schemas.StepListSchema)
-@documented(blp, 404)
+@documented(blp, 401, 404)
 def steps(game_id: UUID) -> dict[str, Any]:
     """Every step of the game with its turn, phase, actor and a public one-line summary."""
     replay = services().views.replay(game_id)
@@ -102,7 +102,7 @@ def step_detail(query: dict[str, Any], game_id: UUID, position: int) -> dict[str
 @blp.route("/games/<uuid:game_id>/jump", methods=["GET"])
 @blp.arguments(schemas.JumpQuerySchema, location="query")
 @blp.response(200, schemas.JumpSchema)
-@documented(blp, 404, 422)
+@documented(blp, 401, 404, 422)
 def jump(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """Find the step to go to.
 
@@ -275,7 +275,6 @@ def create_fork(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     forked (or with the server's auditor secret)."""
     service = services()
     replay = service.views.replay(game_id)
-    caller_for(game_id)  # none is needed, but a token sent must be this game's (401)
     if not (replay.is_over or _auditor_rights()):
         raise forbidden("a fork shows every hand: only a game that is over may be forked")
     fork_id = uuid4()
@@ -294,7 +293,7 @@ def create_fork(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 
 @blp.route("/games/<uuid:game_id>/forks", methods=["GET"])
 @blp.response(200, schemas.LineageSchema)
-@documented(blp, 404)
+@documented(blp, 401, 404)
 def lineage(game_id: UUID) -> dict[str, Any]:
     """The game this one was forked from (if any) and the forks made from it."""
     services().views.started(game_id)

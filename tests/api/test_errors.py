@@ -401,6 +401,59 @@ def test_a_token_of_another_game_is_a_401(client: FlaskClient, game: CreatedGame
     assert_envelope(response, 401, "unauthorized")
 
 
+def _game_operations(client: FlaskClient) -> list[tuple[str, str]]:
+    """Every documented operation on one game (method, path template), from /openapi.json."""
+    paths = client.get("/openapi.json").get_json()["paths"]
+    return [
+        (method.upper(), path)
+        for path, operations in paths.items()
+        if path.startswith("/api/games/{game_id}")
+        for method in operations
+        if method in ("get", "post", "patch", "delete")
+    ]
+
+
+def _request(client: FlaskClient, method: str, path: str, game_id: str, **headers: str) -> Any:
+    url = path.format(game_id=game_id, position=1, note=1)
+    body = {} if method in ("POST", "PATCH") else None
+    return client.open(url, method=method, json=body, headers=headers)
+
+
+@pytest.mark.parametrize(
+    "credential",
+    ["another game's token", "a token no game has", "a wrong auditor secret"],
+)
+def test_a_bad_credential_is_a_401_on_every_route_of_a_game_public_ones_included(
+    client: FlaskClient, game: CreatedGame, credential: str
+) -> None:
+    headers = {
+        "another game's token": create_game(client).seat(0),
+        "a token no game has": bearer("bzt_" + "x" * 32),
+        "a wrong auditor secret": {"X-Auditor-Token": "not-the-secret"},
+    }[credential]
+    operations = _game_operations(client)
+
+    statuses = {
+        (method, path): _request(client, method, path, game.id, **headers).status_code
+        for method, path in operations
+    }
+
+    assert len(operations) >= 19
+    assert statuses == dict.fromkeys(operations, 401)
+
+
+def test_a_credential_sent_for_an_unknown_game_is_a_404_first(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    unknown = str(uuid.UUID(int=1))
+    statuses = {
+        (method, path): _request(client, method, path, unknown, **game.seat(0)).status_code
+        for method, path in _game_operations(client)
+    }
+
+    assert set(statuses.values()) == {404}
+
+
 def test_asking_for_another_seats_view_is_a_403(client: FlaskClient, game: CreatedGame) -> None:
     response = client.get(f"{game.url}/view", query_string={"seat": 1}, headers=game.seat(0))
 
