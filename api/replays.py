@@ -313,7 +313,7 @@ def comparison(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     (`coin_counts_visible` false) a running game's coins the caller may not see are null. A token
     is the fork's (its seat or host); in the parent the caller is the public.
     `perspective=auditor` shows every coin of both, as in the views. `same_outcome` is null until
-    both have ended."""
+    both have ended. A game that is not a fork has no comparison (404)."""
     services().views.started(game_id)
     seen = _comparison_viewer(game_id, caller_for(game_id), query.get("perspective"))
     return forks.compare(services().app, game_id, viewer_in=seen)

@@ -26,7 +26,7 @@ from domain.aggregate import Game
 from domain.application import Bohnanza
 from domain.rules import events as ev
 from domain.rules.decide import decide, start_game
-from domain.rules.errors import InvalidInput
+from domain.rules.errors import InvalidInput, NotFound
 from domain.rules.evolve import fold
 from domain.rules.rulesets import Ruleset
 from domain.rules.state import TABLETOP, GameState
@@ -155,7 +155,7 @@ def compare(
     scores may be hidden)."""
     origin = parent_of(app, fork)
     if origin is None:
-        raise InvalidInput(f"game {fork} is not a fork")
+        raise NotFound(f"game {fork} is not a fork: there is no parent to compare it with")
     parent = UUID(origin["game_id"])
     mine = _outcome(app.facts(fork), viewer_in(fork))
     theirs = _outcome(app.facts(parent), viewer_in(parent))

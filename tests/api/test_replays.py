@@ -469,10 +469,11 @@ def test_changing_a_note_without_a_token_is_a_401_asking_for_the_authors(client,
     assert "guest" not in body["message"]
 
 
-def test_a_game_that_is_not_a_fork_has_nothing_to_compare(client, finished):
+def test_a_game_that_is_not_a_fork_has_no_comparison_a_404(client, finished):
     game, _ = finished
 
-    assert_envelope(client.get(f"{game.url}/comparison"), 422, "invalid_input")
+    body = assert_envelope(client.get(f"{game.url}/comparison"), 404, "not_found")
+    assert "not a fork" in body["message"]
 
 
 @dataclass(frozen=True)

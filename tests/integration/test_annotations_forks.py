@@ -308,5 +308,5 @@ def test_a_fork_s_record_says_sandbox_and_imports_as_a_sandbox_with_the_same_fac
 def test_only_a_fork_can_be_compared_with_its_parent(app, game):
     game_id = game[0]
 
-    with pytest.raises(InvalidInput):
+    with pytest.raises(NotFound, match="not a fork"):
         compare(app, game_id)
