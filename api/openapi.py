@@ -33,13 +33,17 @@ class OperationIds(BasePlugin):
 class ClosedSchemas(BasePlugin):
     """Every schema that refuses unknown keys says `additionalProperties: false`. apispec writes
     it only for a schema whose Meta has no description, so the command body, among others, was
-    documented as taking any key, which the server answers with a 422."""
+    documented as taking any key, which the server answers with a 422. A schema that needs some
+    of its keys, none in particular (`MIN_PROPERTIES`), says `minProperties`."""
 
     def schema_helper(self, name: str, definition: dict, **kwargs: Any) -> dict | None:
         schema = kwargs.get("schema")
-        if schema is not None and resolve_schema_instance(schema).unknown == RAISE:
-            return {"additionalProperties": False}
-        return None
+        if schema is None:
+            return None
+        instance = resolve_schema_instance(schema)
+        closed = {"additionalProperties": False} if instance.unknown == RAISE else {}
+        least = getattr(instance, "MIN_PROPERTIES", None)
+        return {**closed, **({"minProperties": least} if least else {})} or None
 
 
 GAME_OPERATIONS = {

@@ -823,10 +823,19 @@ class NoteCreateSchema(Schema):
 
 
 class NoteEditSchema(Schema):
+    MIN_PROPERTIES = 1  # documented as minProperties (api/openapi.py)
+
     text = fields.String(validate=NOTE_TEXT)
     glyph = GLYPH
     visibility = fields.String(validate=VISIBILITY)
     seat = integer(allow_none=True, **SEAT_NUMBER)
+
+    @validates_schema
+    def changes_something(self, data: dict[str, Any], **_: Any) -> None:
+        if not data:
+            raise ValidationError(
+                "an edit names what to change: text, glyph, visibility or seat", "_schema"
+            )
 
 
 class NoteListSchema(Schema):

@@ -332,13 +332,20 @@ def test_the_auditors_perspective_reads_the_public_notes_only(client, finished):
     assert [n["text"] for n in audited] == ["public"]
 
 
+def test_the_document_says_an_edit_names_something_to_change(client):
+    document = client.get("/openapi.json").get_json()
+
+    assert document["components"]["schemas"]["NoteEdit"]["minProperties"] == 1
+
+
 def test_an_edit_that_changes_nothing_is_refused(client, finished):
     game, _ = finished
     client.post(f"{game.url}/annotations", json={"step": 3, "text": "first"}, headers=game.seat(0))
 
     answer = client.patch(f"{game.url}/annotations/1", json={}, headers=game.seat(0))
 
-    assert_envelope(answer, 422, "invalid_input")
+    body = assert_envelope(answer, 422, "validation_error")
+    assert "names what to change" in body["errors"]["json"]["_schema"][0]
     notes = client.get(f"{game.url}/annotations", headers=game.seat(0)).get_json()["notes"]
     assert notes[0]["history"] == []
 
