@@ -19,11 +19,11 @@ from uuid import UUID
 from .application import Bohnanza, Outcome
 from .rules import commands as cmd
 from .rules import events as ev
-from .rules.decide import decide, start_game
+from .rules.decide import decide, draw_through, start_game
 from .rules.evolve import evolve, fold
-from .rules.legal import Legal, OfferRange, legal_commands
+from .rules.legal import Legal, OfferRange, chance_step, legal_commands
 from .rules.rulesets import Ruleset, resolve_ruleset
-from .rules.state import GameState, Phase, Player
+from .rules.state import DIGITAL, GameState, Phase, Player
 from .rules.table import harvest_coins, harvestable_fields
 
 OFFERS_PER_TURN = 6
@@ -318,12 +318,16 @@ class Table:
         return 2 if _must_act(state, seat) else 3
 
     def next_command(self, state: GameState) -> cmd.Command:
-        """The next command some seat's bot wants to play (the game is not over)."""
+        """The next command some seat's bot wants to play (the game is not over). In a tabletop
+        game the table's cards are named as a host would enter them: dealt, revealed and drawn
+        at random from what the pile may hold."""
+        if state.phase is Phase.DEAL:
+            return self._deal(state)
         seats = list(range(len(state.players)))
         self.rng.shuffle(seats)
         seats.sort(key=lambda seat: self._priority(state, seat))
         for seat in seats:
-            legal = legal_commands(state, seat)
+            legal = self._with_chance(state, legal_commands(state, seat))
             if not legal:
                 continue
             offers_made = self._offers[(state.turn, seat)]
@@ -334,6 +338,28 @@ class Table:
                 self._offers[(state.turn, seat)] += 1
             return choice
         raise RuntimeError(f"no seat can act in phase {state.phase}: the rules deadlocked")
+
+    def _deal(self, state: GameState) -> cmd.Deal:
+        step = chance_step(state)
+        assert step is not None, "only a tabletop game waits for its deal to be named"
+        assert step.hands is not None
+        deck = list(state.draw_pile)
+        self.rng.shuffle(deck)
+        hands, start = [], 0
+        for size in step.hands:
+            hands.append(tuple(deck[start : start + size]))
+            start += size
+        return cmd.Deal(tuple(hands))
+
+    def _with_chance(self, state: GameState, legal: Legal) -> Legal:
+        """`legal`, its tabletop chance step (a reveal or a draw) made a command naming cards."""
+        if legal.chance is None:
+            return legal
+        kind = {"reveal": cmd.Reveal, "draw": cmd.Draw}[legal.chance.kind]
+        owed = state.ruleset.reveal if kind is cmd.Reveal else state.ruleset.draw
+        cards = draw_through(state, owed, self.rng.choice)
+        chance = kind(state.active, tuple(cards))
+        return Legal((*legal.commands, chance), legal.offer, None, legal.offers)
 
 
 NAMES = ("Ana", "Ben", "Cleo", "Dan", "Eve", "Fay", "Gus")
@@ -352,10 +378,16 @@ def simulate(
     return simulate_under(resolve_ruleset(preset, players, options), bot=bot, seed=seed)
 
 
-def simulate_under(ruleset: Ruleset, *, bot: str = "greedy", seed: int = 0) -> list[ev.Event]:
-    """`simulate`, under a resolved ruleset as it is (a record's own, say)."""
+def simulate_under(
+    ruleset: Ruleset, *, bot: str = "greedy", seed: int = 0, mode: str = DIGITAL
+) -> list[ev.Event]:
+    """`simulate`, under a resolved ruleset as it is (a record's own, say). A tabletop game's
+    cards are named at random, as a host would enter them (`Table`)."""
     players = ruleset.players
-    facts = start_game(ruleset, NAMES[:players], start_seat=seed % players, seed=seed)
+    shuffled = seed if mode == DIGITAL else None
+    facts = start_game(
+        ruleset, NAMES[:players], start_seat=seed % players, mode=mode, seed=shuffled
+    )
     state = fold(facts)
     table = Table([BOTS[bot]() for _ in range(players)], random.Random(seed))
     for _ in range(MAX_COMMANDS):

@@ -431,13 +431,27 @@ def drawable(state: GameState, owed: int) -> int:
     """How many of `owed` cards the active seat's reveal or draw takes now: `owed`, unless the
     game ends on the way (RULES §10). The draw's own steps, on a scratch copy of the table, taking
     whatever the pile holds: only how many cards there are decides when it runs out."""
+    return len(draw_through(state, owed, lambda left: left[0]))
+
+
+def draw_through(state: GameState, owed: int, choose: Callable[[list[str]], str]) -> list[str]:
+    """The cards the active seat's reveal or draw of `owed` cards could take now, each chosen by
+    `choose(the cards the pile may still hold)`: the draw's own steps on a scratch copy of the
+    table, so that a reshuffle on the way draws from the discards and the game's end stops it
+    (RULES §4.4, §10). What a tabletop host may name, card by card."""
     d = _Decision(state)
+    taken: list[str] = []
 
     def emit(batch: list[str]) -> None:
+        taken.extend(batch)
         for bean in batch:
             d.emit(ev.CardDrawn(state.active, bean))
 
-    return _take(d, owed, lambda pile, batch, _: pile[len(batch)], emit)
+    def pick(pile: tuple[str, ...], batch: list[str], _: int) -> str:
+        return choose(list((Counter(pile) - Counter(batch)).elements()))
+
+    _take(d, owed, pick, emit)
+    return taken
 
 
 def _reveal(d: _Decision, c: cmd.Reveal) -> None:

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from domain.bots import simulate
+from domain.bots import simulate, simulate_under
 from domain.rules import events as ev
 from domain.rules.audit import audit
 from domain.rules.evolve import fold
+from domain.rules.rulesets import resolve_ruleset
 from domain.rules.state import TABLETOP, GameState
 from domain.rules.transcript import redecide
 from tests.games import OPTION_VALUES
@@ -37,6 +38,27 @@ class Played:
 def play(preset: str, players: int, bot: str, seed: int) -> Played:
     facts = simulate(preset, players, bot=bot, seed=seed)
     return Played(facts, fold(facts))
+
+
+TABLETOP_CONFIGS = [("rio-grande", 2), ("rio-grande", 4), ("amigo", 3), ("amigo-1997", 5)]
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "bot", "seed"),
+    [
+        pytest.param(preset, players, bot, seed, id=f"{preset}-{players}p-{bot}-{seed}")
+        for preset, players in TABLETOP_CONFIGS
+        for bot in ("greedy", "random")
+        for seed in range(2)
+    ],
+)
+def test_bots_finish_a_tabletop_game_naming_the_cards_as_a_host_would_and_it_audits_sound(
+    preset: str, players: int, bot: str, seed: int
+) -> None:
+    facts = simulate_under(resolve_ruleset(preset, players), bot=bot, seed=seed, mode=TABLETOP)
+
+    assert fold(facts).is_over
+    assert audit(facts) == []
 
 
 def without_chance_order(fact: ev.Event) -> ev.Event:
