@@ -32,6 +32,7 @@ from projections.views import (
     render_legal,
     render_result,
 )
+from replays import forks
 
 from . import schemas
 from .blueprint import Blueprint
@@ -130,14 +131,28 @@ def _auditor_rights() -> bool:
     return hmac.compare_digest(header.encode(), str(secret).encode())
 
 
+def open_to_all(game_id: UUID) -> bool:
+    """Whether every card of the game is open to everyone: it has ended, and so has every game it
+    was forked from. A fork holds its parent's hands up to the step it was made at, and its own
+    end does not end the parent."""
+    service = services()
+
+    def over(game: UUID) -> bool:
+        return service.views.view(game, PUBLIC_VIEWER)[0].is_over
+
+    return over(game_id) and all(map(over, forks.ancestors(service.app, game_id)))
+
+
 def viewer_for(
     game_id: UUID, caller: Caller | None, *, perspective: str | None = None, seat: int | None = None
 ) -> Viewer:
     """The viewer a request may be: its own seat, the host, the public, or (allowed) an auditor."""
     if perspective == "auditor":
-        state, _ = services().views.view(game_id, PUBLIC_VIEWER)
-        if not may_audit(state.is_over, auditor_rights=_auditor_rights()):
-            raise forbidden("everything is shown only once the game is over")
+        if not may_audit(open_to_all(game_id), auditor_rights=_auditor_rights()):
+            raise forbidden(
+                "everything is shown only once the game is over (for a fork: once every game it "
+                "was forked from is over too)"
+            )
         return AUDITOR_VIEWER
     if caller is None:
         if seat is not None:

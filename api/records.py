@@ -26,6 +26,7 @@ from .games import (
     TOKEN_AUDITOR_OR_NONE,
     _auditor_rights,
     caller_for,
+    open_to_all,
     seat_tokens,
     services,
     viewer_for,
@@ -41,9 +42,11 @@ blp = Blueprint(
 
 
 def _open_record(game_id: UUID) -> None:
-    replay = services().views.replay(game_id)
-    if not (replay.is_over or _auditor_rights()):
-        raise Forbidden("a record shows every card: it is open once the game is over")
+    if not (open_to_all(game_id) or _auditor_rights()):
+        raise Forbidden(
+            "a record shows every card: it is open once the game is over (for a fork: once every "
+            "game it was forked from is over too)"
+        )
 
 
 @blp.route("/games/<uuid:game_id>/record", methods=["GET"])

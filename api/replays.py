@@ -26,6 +26,7 @@ from .games import (
     TOKEN_AUDITOR_OR_NONE,
     _auditor_rights,
     caller_for,
+    open_to_all,
     seat_tokens,
     services,
     viewer_for,
@@ -275,8 +276,11 @@ def create_fork(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     forked (or with the server's auditor secret)."""
     service = services()
     replay = service.views.replay(game_id)
-    if not (replay.is_over or _auditor_rights()):
-        raise forbidden("a fork shows every hand: only a game that is over may be forked")
+    if not (open_to_all(game_id) or _auditor_rights()):
+        raise forbidden(
+            "a fork shows every hand: only a game that is over (and, for a fork, every game it "
+            "was forked from) may be forked"
+        )
     fork_id = uuid4()
     with service.tokens.issued_for(fork_id, len(replay.names)) as issued:
         fork = forks.create_fork(service.app, game_id, body["step"], fork_id=fork_id)

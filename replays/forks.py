@@ -120,6 +120,17 @@ def parent_of(app: Bohnanza, game_id: UUID) -> dict[str, Any] | None:
     return _lineage(app, game_id).parent
 
 
+def ancestors(app: Bohnanza, game_id: UUID) -> list[UUID]:
+    """The games this one descends from, its parent first; none for a game played from the
+    start."""
+    found: list[UUID] = []
+    parent = parent_of(app, game_id)
+    while parent is not None and (ancestor := UUID(parent["game_id"])) not in found:
+        found.append(ancestor)
+        parent = parent_of(app, ancestor)
+    return found
+
+
 def _everything(game_id: UUID) -> Viewer:
     """The command line's eyes: the operator holds the store, so every coin is theirs to see."""
     return AUDITOR_VIEWER

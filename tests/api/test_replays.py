@@ -601,3 +601,87 @@ def test_a_token_of_the_parent_is_no_token_for_its_fork_s_comparison(secret_fork
     answer = secret_fork.client.get(secret_fork.url, headers=secret_fork.parent.seat(0))
 
     assert_envelope(answer, 401, "unauthorized")
+
+
+# --- a fork of a running game holds its parent's hidden cards -----------------------------------
+
+
+@dataclass(frozen=True)
+class EndedFork:
+    """A fork, made with the auditor's secret from a game still running, played to its end."""
+
+    web: Flask
+    client: FlaskClient
+    parent: CreatedGame
+    fork: dict[str, Any]
+
+    @property
+    def url(self) -> str:
+        return f"/api/games/{self.fork['game_id']}"
+
+
+@pytest.fixture
+def ended_fork(audited: Flask) -> EndedFork:
+    client = audited.test_client()
+    parent = create_game(client)
+    play_until_coins(audited, parent, 1)
+    step = client.get(parent.url).get_json()["version"]
+    made = client.post(
+        f"{parent.url}/forks", json={"step": step}, headers={"X-Auditor-Token": AUDITOR_SECRET}
+    )
+    assert made.status_code == 201, made.get_json()
+    fork = made.get_json()
+    app = audited.extensions["bohnanza"].get().app
+    table = Table([BOTS["greedy"]() for _ in range(3)], random.Random(3))
+    assert play_stored(app, UUID(fork["game_id"]), table).is_over  # the host names the cards
+    return EndedFork(audited, client, parent, fork)
+
+
+EVERY_CARD = [
+    ("GET", "/steps/{step}?perspective=auditor"),
+    ("GET", "/view?perspective=auditor"),
+    ("GET", "/timeline?perspective=auditor"),
+    ("GET", "/annotations?perspective=auditor"),
+    ("GET", "/comparison?perspective=auditor"),
+    ("GET", "/record"),
+    ("GET", "/audit"),
+    ("POST", "/verification"),
+    ("POST", "/forks"),
+]
+"""Every request that shows every card of a game once it is over (or forks it, which does)."""
+
+
+def _every_card(ended: EndedFork, method: str, path: str, **headers: str) -> Any:
+    url = ended.url + path.format(step=ended.fork["step"])
+    body = {"step": ended.fork["step"]} if path == "/forks" else {} if method == "POST" else None
+    return ended.client.open(url, method=method, json=body, headers=headers)
+
+
+@pytest.mark.parametrize(("method", "path"), EVERY_CARD)
+def test_an_ended_fork_of_a_running_game_shows_no_one_every_card_while_the_parent_runs(
+    ended_fork: EndedFork, method: str, path: str
+) -> None:
+    answer = _every_card(ended_fork, method, path)
+
+    body = assert_envelope(answer, 403, "forbidden")
+    assert "forked from" in body["message"]
+
+
+@pytest.mark.parametrize(("method", "path"), EVERY_CARD)
+def test_an_ended_fork_opens_to_everyone_once_its_parent_has_ended_too(
+    ended_fork: EndedFork, method: str, path: str
+) -> None:
+    finish(ended_fork.web, ended_fork.parent)
+
+    answer = _every_card(ended_fork, method, path)
+
+    assert answer.status_code in (200, 201), answer.get_json()
+
+
+def test_the_auditor_s_secret_opens_an_ended_fork_of_a_running_game(ended_fork: EndedFork) -> None:
+    secret = {"X-Auditor-Token": AUDITOR_SECRET}
+
+    answer = _every_card(ended_fork, "GET", "/steps/{step}?perspective=auditor", **secret)
+
+    assert answer.status_code == 200
+    assert all(seat["hand"] is not None for seat in answer.get_json()["view"]["seats"])

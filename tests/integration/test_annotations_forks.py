@@ -24,7 +24,7 @@ from replays.annotations import (
     edit_note,
     notes_for,
 )
-from replays.forks import compare, create_fork, fork_facts, forks_of, parent_of
+from replays.forks import ancestors, compare, create_fork, fork_facts, forks_of, parent_of
 from replays.games import audit_stored_game, export_game, import_record, verify_game
 
 ANA = Author("seat", "Ana", 0)
@@ -279,6 +279,15 @@ def test_a_fork_of_the_whole_game_reaches_the_same_outcome(app, game):
 
     assert compare(app, fork.game_id)["same_outcome"] is True
     assert app.state(fork.game_id).result == app.state(game_id).result
+
+
+def test_a_fork_of_a_fork_descends_from_both_games_its_parent_first(app, game):
+    game_id, _ = game
+    fork = create_fork(app, game_id, 30)
+    grandchild = create_fork(app, fork.game_id, 20)
+
+    assert ancestors(app, grandchild.game_id) == [fork.game_id, game_id]
+    assert ancestors(app, game_id) == []
 
 
 def test_a_fork_starts_as_a_sandbox_and_audits_sound(app, game):
