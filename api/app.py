@@ -165,6 +165,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(meta.assets)
     app.register_blueprint(web)  # the web pages: not part of the API, so not in the OpenAPI
     errors.register(app)
-    app.before_request(games.credentials_checked)  # after the hooks that refuse a request's form
+    app.before_request(
+        games.game_and_credentials_checked
+    )  # after the hooks that refuse a request's form
     app.extensions["bohnanza"] = LazyServices(app.config)
     return app

@@ -84,7 +84,7 @@ def services() -> Services:
 
 def caller_for(game_id: UUID) -> Caller | None:
     """The token's holder in this game, None without a token; 401 for a bad token. Resolved
-    once per request (`credentials_checked` does it first)."""
+    once per request (`game_and_credentials_checked` does it first)."""
     callers = g.setdefault("callers", {})
     if game_id not in callers:
         callers[game_id] = _resolve_caller(game_id)
@@ -104,23 +104,21 @@ def _resolve_caller(game_id: UUID) -> Caller | None:
     return caller
 
 
-def credentials_checked() -> None:
-    """Before any API request about one game: credentials sent must be good ones, whatever the
-    route would answer without them. A token must be this game's and an auditor's secret the
-    server's (else 401, after the 404 for an unknown game), so that a client with a wrong
-    credential learns it at once instead of getting the public answer as if it had sent none."""
+def game_and_credentials_checked() -> None:
+    """Before any API request about one game, whatever its route would answer otherwise: 404 for
+    an unknown game (before any 401 or 422), then 401 for a credential that is not a good one. A
+    token must be this game's and an auditor's secret the server's, so that a client with a
+    wrong credential learns it at once instead of getting the public answer as if it had sent
+    none."""
     game_id = (request.view_args or {}).get("game_id")
     if not isinstance(game_id, UUID) or not request.path.startswith("/api/"):
         return
+    services().views.started(game_id)
     environ = request.environ
-    try:
-        if "HTTP_AUTHORIZATION" in environ:
-            caller_for(game_id)
-        if "HTTP_X_AUDITOR_TOKEN" in environ and not _auditor_rights():
-            raise unauthorized("X-Auditor-Token is not this server's auditor secret")
-    except ApiError:
-        services().views.started(game_id)  # 404 for an unknown game comes first
-        raise
+    if "HTTP_AUTHORIZATION" in environ:
+        caller_for(game_id)
+    if "HTTP_X_AUDITOR_TOKEN" in environ and not _auditor_rights():
+        raise unauthorized("X-Auditor-Token is not this server's auditor secret")
 
 
 def _auditor_rights() -> bool:
@@ -436,8 +434,7 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
     the first answer again and store nothing new (the key covers the body and the expected
     version: another body or another If-Match with the same key is a 422)."""
     service = services()
-    service.views.started(game_id)  # 404 for an unknown game before 401 for its token
-    caller = caller_for(game_id)
+    caller = caller_for(game_id)  # the game is known (game_and_credentials_checked)
     if caller is None:
         raise unauthorized("commands need a seat's (or the host's) token")
     expected = _expected_version(body)

@@ -69,6 +69,7 @@ def steps(game_id: UUID) -> dict[str, Any]:
         "steps": [_step(step) for step in replay.steps()],
         "turns": list(replay.turns()),
         "over": replay.is_over,
+        "open_to_all": replay.is_over and open_to_all(game_id),
     }
 
 

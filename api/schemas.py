@@ -540,7 +540,14 @@ class LegalSchema(Schema):
 class PileSchema(Schema):
     size = fields.Integer(required=True)
     top = fields.String(allow_none=True)
-    cards = fields.List(fields.String())
+    cards = fields.List(
+        fields.String(),
+        metadata={
+            "description": "The discard pile's cards where they may be seen; the draw pile's "
+            "for the auditor (in order) and for the host of a tabletop game (the cards no one "
+            "has seen yet: what a chance step may name)"
+        },
+    )
 
 
 class ViewerSchema(Schema):
@@ -714,6 +721,13 @@ class StepListSchema(Schema):
     steps = fields.List(fields.Nested(StepSchema), required=True)
     turns = fields.List(fields.Integer(), required=True)
     over = fields.Boolean(required=True)
+    open_to_all = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "Whether every card is open to everyone (`perspective=auditor`, the "
+            "record): the game is over, and so is every game it was forked from"
+        },
+    )
 
 
 class ChangeSchema(Schema):

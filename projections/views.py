@@ -227,8 +227,9 @@ def render(view: GameState, viewer: Viewer) -> dict[str, Any]:
     }
     if rules.discard_pile_browsable or over or sees_everything(viewer, view.mode):
         document["discard_pile"]["cards"] = list(view.discard_pile)
-    if viewer.kind == AUDITOR:
+    if sees_everything(viewer, view.mode):  # a tabletop host: the cards no one has seen yet
         document["draw_pile"]["cards"] = list(view.draw_pile)
+    if viewer.kind == AUDITOR:
         document["seed"] = view.seed
     if viewer.kind == SEAT and viewer.seat is not None and not over:
         document["legal"] = render_legal(legal_commands(view, viewer.seat))

@@ -442,12 +442,21 @@ def test_a_bad_credential_is_a_401_on_every_route_of_a_game_public_ones_included
     assert statuses == dict.fromkeys(operations, 401)
 
 
-def test_a_credential_sent_for_an_unknown_game_is_a_404_first(
-    client: FlaskClient, game: CreatedGame
+@pytest.mark.parametrize("credential", ["a token", "the auditor's secret", "none"])
+def test_an_unknown_game_is_a_404_before_any_401_or_422_on_every_route(
+    web: Flask, credential: str
 ) -> None:
+    client = web.test_client()
+    headers = {
+        "a token": create_game(client).seat(0),
+        "the auditor's secret": {"X-Auditor-Token": "the-secret"},
+        "none": {},
+    }[credential]
+    web.config["AUDITOR_TOKEN"] = "the-secret"
     unknown = str(uuid.UUID(int=1))
+
     statuses = {
-        (method, path): _request(client, method, path, unknown, **game.seat(0)).status_code
+        (method, path): _request(client, method, path, unknown, **headers).status_code
         for method, path in _game_operations(client)
     }
 

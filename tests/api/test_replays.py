@@ -685,3 +685,14 @@ def test_the_auditor_s_secret_opens_an_ended_fork_of_a_running_game(ended_fork: 
 
     assert answer.status_code == 200
     assert all(seat["hand"] is not None for seat in answer.get_json()["view"]["seats"])
+
+
+def test_the_step_list_says_an_ended_fork_opens_to_all_only_once_its_parent_has_ended(
+    ended_fork: EndedFork,
+) -> None:
+    before = ended_fork.client.get(f"{ended_fork.url}/steps").get_json()
+    finish(ended_fork.web, ended_fork.parent)
+    after = ended_fork.client.get(f"{ended_fork.url}/steps").get_json()
+
+    assert (before["over"], before["open_to_all"]) == (True, False)
+    assert (after["over"], after["open_to_all"]) == (True, True)

@@ -4,6 +4,7 @@ comes off the pile, and may act for any seat; in digital games the host cannot a
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 
 import pytest
 from flask import Flask
@@ -12,6 +13,7 @@ from flask.testing import FlaskClient
 from domain.bots import simulate
 from domain.rules import events as ev
 from domain.rules.commands import Deal, Draw, Reveal
+from domain.rules.rulesets import resolve_ruleset
 from domain.rules.transcript import commands_from_facts
 
 from .support import CreatedGame, assert_envelope, command, create_game
@@ -57,6 +59,19 @@ def test_the_host_sees_every_hand_of_a_tabletop_game(
 
     assert view["viewer"] == {"kind": "host", "seat": None}
     assert [seat["hand"] for seat in view["seats"]] == HANDS
+
+
+def test_the_host_of_a_tabletop_game_sees_the_cards_no_one_has_seen_yet_and_a_seat_does_not(
+    client: FlaskClient, dealt: CreatedGame
+) -> None:
+    host = client.get(f"{dealt.url}/view", headers=dealt.host()).get_json()
+    seat = client.get(f"{dealt.url}/view", headers=dealt.seat(0)).get_json()
+    deck = Counter(resolve_ruleset("rio-grande", 3).counts)
+
+    dealt_cards = Counter(bean for hand in HANDS for bean in hand)
+    assert Counter(host["draw_pile"]["cards"]) == deck - dealt_cards
+    assert "cards" not in seat["draw_pile"]
+    assert "seed" not in host
 
 
 def test_a_seat_plays_its_own_card_in_a_tabletop_game(

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from random import Random
 from typing import Any
+from uuid import UUID
 
 import pytest
 
+from domain.bots import BOTS, Table, play_stored
 from domain.rules.beans import BEANS, coins_for
+from replays.forks import create_fork
 
 from .conftest import PHONE, Pages, Site, screenshot
 
@@ -149,6 +153,21 @@ def test_the_auditor_perspective_is_not_offered_while_the_game_is_running(
 
     assert auditor.is_disabled()
     assert "once the game is over" in auditor.inner_text()
+
+
+def test_an_ended_fork_offers_the_auditor_perspective_once_the_game_it_came_from_is_over(
+    pages: Pages, site: Site
+) -> None:
+    running = site.new_game()
+    store = site.app.extensions["bohnanza"].get().app
+    fork = create_fork(store, UUID(running.id), 2)
+    assert play_stored(store, fork.game_id, Table([BOTS["greedy"]() for _ in range(3)], Random(2)))
+    page = pages.open(f"/games/{fork.game_id}/replay?step=2")
+
+    auditor = page.locator('#perspective option[value="auditor"]')
+
+    assert auditor.is_disabled()
+    assert "once the game it was forked from is over" in auditor.inner_text()
 
 
 def test_a_link_to_the_auditor_perspective_of_a_running_game_is_refused(

@@ -43,6 +43,7 @@ const state = {
   steps: [],
   turns: [],
   over: false,
+  openToAll: false, // over, and so is every game it was forked from: every card is shown
   position: 1,
   perspective: "public",
   cache: new Map(),
@@ -217,15 +218,16 @@ function build() {
 function fillPerspectives() {
   const keys = ["public", "auditor", ...Object.keys(storedTokens(gameId)).sort()];
   if (!keys.includes(state.perspective)) keys.push(state.perspective);
-  // Every card is shown once the game is over: before, the auditor is listed but not offered.
-  const closed = (key) => key === "auditor" && !state.over;
+  // Every card is shown once the game (and every game it was forked from) is over: before, the
+  // auditor is listed but not offered.
+  const closed = (key) => key === "auditor" && !state.openToAll;
   fill(
     ui.perspective,
     keys.map((key) =>
       h(
         "option",
         { value: key, selected: key === state.perspective, disabled: closed(key) && key !== state.perspective },
-        closed(key) ? `${perspectiveName(key)}, once the game is over` : perspectiveName(key),
+        closed(key) ? `${perspectiveName(key)}, ${state.over ? "once the game it was forked from is over" : "once the game is over"}` : perspectiveName(key),
       ),
     ),
   );
@@ -548,7 +550,7 @@ async function exportRecord() {
 async function start() {
   await loadBeans();
   try {
-    [state.summary, { steps: state.steps, turns: state.turns, over: state.over }] = await Promise.all([
+    [state.summary, { steps: state.steps, turns: state.turns, over: state.over, open_to_all: state.openToAll }] = await Promise.all([
       api(base),
       api(`${base}/steps`),
     ]);
