@@ -89,7 +89,7 @@ def serve(
     app.extensions["bohnanza"].close()
     # A stop (Ctrl-C, or SIGTERM) waits at most 5 s for the worker to finish what it is doing
     # before it is killed: gunicorn's default, 30 s, once held a Ctrl-C in CI that long with no
-    # request in flight (the cause is not known; it did not happen again in 40 tries).
+    # request in flight (the cause is not known; it did not happen again in about 30 tries).
     options = {"bind": f"{host}:{port}", "workers": 1, "threads": threads, "graceful_timeout": 5}
     # No control socket: gunicorn's default path is one per user, which a second server (another
     # `serve`, a gunicorn of another project) would take over.
