@@ -69,7 +69,7 @@ def steps(game_id: UUID) -> dict[str, Any]:
         "steps": [_step(step) for step in replay.steps()],
         "turns": list(replay.turns()),
         "over": replay.is_over,
-        "open_to_all": replay.is_over and open_to_all(game_id),
+        "open_to_all": open_to_all(game_id),
     }
 
 
@@ -301,7 +301,6 @@ def create_fork(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @documented(blp, 401, 404)
 def lineage(game_id: UUID) -> dict[str, Any]:
     """The game this one was forked from (if any) and the forks made from it."""
-    services().views.started(game_id)
     app = services().app
     return {"parent": forks.parent_of(app, game_id), "forks": forks.forks_of(app, game_id)}
 
@@ -319,7 +318,6 @@ def comparison(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     is the fork's (its seat or host); in the parent the caller is the public.
     `perspective=auditor` shows every coin of both, as in the views. `same_outcome` is null until
     both have ended. A game that is not a fork has no comparison (404)."""
-    services().views.started(game_id)
     seen = _comparison_viewer(game_id, caller_for(game_id), query.get("perspective"))
     return forks.compare(services().app, game_id, viewer_in=seen)
 

@@ -356,8 +356,7 @@ class Table:
         if legal.chance is None:
             return legal
         kind = {"reveal": cmd.Reveal, "draw": cmd.Draw}[legal.chance.kind]
-        owed = state.ruleset.reveal if kind is cmd.Reveal else state.ruleset.draw
-        cards = draw_through(state, owed, self.rng.choice)
+        cards = draw_through(state, legal.chance.count, self.rng.choice)
         chance = kind(state.active, tuple(cards))
         return Legal((*legal.commands, chance), legal.offer, None, legal.offers)
 
