@@ -9,6 +9,7 @@ upcaster on the stored class.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import Any, ClassVar
 
@@ -16,8 +17,9 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.utils import register_topic
 
 from .rules import events as ev
-from .rules.commands import Command
+from .rules.commands import Command, Correct, Undo
 from .rules.decide import decide
+from .rules.errata import decide_correction
 from .rules.evolve import evolve
 
 
@@ -59,6 +61,11 @@ def _started_v1_v2(state: dict[str, Any]) -> None:
     state["sandbox"] = False
 
 
+def _started_v2_v3(state: dict[str, Any]) -> None:
+    """GameStarted v3 added `hands`: every game stored before it had known hands."""
+    state["hands"] = "known"
+
+
 class Game(Aggregate):
     """One game of Bohnanza. Its only state is `state`, the rules' immutable `GameState` (not a
     class annotation: annotations would make the aggregate a dataclass with that constructor)."""
@@ -71,8 +78,9 @@ class Game(Aggregate):
     Created = _stored_class(
         ev.GameStarted,
         Aggregate.Created,
-        class_version=2,
+        class_version=3,
         upcast_v1_v2=staticmethod(_started_v1_v2),
+        upcast_v2_v3=staticmethod(_started_v2_v3),
     )
 
     @classmethod
@@ -85,9 +93,15 @@ class Game(Aggregate):
         for fact in facts:
             self.trigger_event(STORED_TYPES[type(fact)], **fact.payload())
 
-    def execute(self, command: Command) -> list[ev.Event]:
-        """Decide `command` on the current state and record the facts it causes."""
-        facts = decide(self.state, command)
+    def execute(
+        self, command: Command, history: Callable[[], Sequence[ev.Event]] = tuple
+    ) -> list[ev.Event]:
+        """Decide `command` on the current state and record the facts it causes. A correction
+        is decided on the game's record: `history` gives every stored fact so far."""
+        if isinstance(command, Correct | Undo):
+            facts = [decide_correction(history(), command)]
+        else:
+            facts = decide(self.state, command)
         self.record(facts)
         return facts
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 from uuid import UUID
@@ -33,10 +34,11 @@ from .request_keys import AppliedRequest
 from .rules import events as ev
 from .rules.commands import Command
 from .rules.decide import start_game
+from .rules.errata import effective
 from .rules.errors import Conflict, InvalidInput, NotFound
 from .rules.evolve import fold
 from .rules.rulesets import DEFAULT_PRESET, resolve_ruleset
-from .rules.state import DIGITAL, GameState
+from .rules.state import DIGITAL, KNOWN_HANDS, GameState
 from .storage import opening_alone, persistence_env
 
 SNAPSHOT_INTERVAL = 100
@@ -185,12 +187,15 @@ class Bohnanza(Application):
         seed: int | None = None,
         deck: Sequence[str] | None = None,
         game_id: UUID | None = None,
+        hands: str = KNOWN_HANDS,
     ) -> Outcome:
         """Create a game; digital games without a seed get a random one (stored, secret)."""
         ruleset = resolve_ruleset(preset, len(seats), options)
         if mode == DIGITAL and seed is None:
             seed = secrets.randbelow(2**63)
-        facts = start_game(ruleset, seats, start_seat=start_seat, mode=mode, seed=seed, deck=deck)
+        facts = start_game(
+            ruleset, seats, start_seat=start_seat, mode=mode, seed=seed, deck=deck, hands=hands
+        )
         first, *rest = facts
         assert isinstance(first, ev.GameStarted)
         game = Game.start(first, game_id=game_id)
@@ -244,7 +249,7 @@ class Bohnanza(Application):
                     game.version,
                 )
             before = game.version
-            facts = game.execute(command)
+            facts = game.execute(command, partial(self.facts_up_to, game_id, before))
             try:
                 recordings = self.save(
                     game, **({"request_key": request_key} if request_key else {})
@@ -319,7 +324,20 @@ class Bohnanza(Application):
         return facts
 
     def facts(self, game_id: UUID) -> list[ev.Event]:
+        """The game's stored facts, corrections included (the game as recorded)."""
         return [recorded.fact for recorded in self.recorded_facts(game_id)]
+
+    def corrected_facts(self, game_id: UUID) -> list[ev.Event]:
+        """The game's facts with every correction applied (the game as corrected)."""
+        return effective(self.facts(game_id))
+
+    def facts_up_to(self, game_id: UUID, version: int) -> list[ev.Event]:
+        """The game's stored facts up to and including `version` (the game as recorded then)."""
+        return [
+            stored.fact()
+            for stored in self.events.get(game_id, lte=version)
+            if isinstance(stored, StoredFact)
+        ]
 
     def refold(self, game_id: UUID) -> GameState:
         """The state from folding every stored fact with the rules alone (no aggregate or cache)."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from . import events as ev
 from .beans import coins_for, label
 from .evolve import evolve
-from .state import GameState, Phase
+from .state import GameState, Phase, is_hidden, pile_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,13 +31,16 @@ class Problem:
 
 
 def cards_on_table(state: GameState) -> Counter[str]:
-    """Every card in every zone, by bean (coins are bean cards turned over)."""
+    """Every card in every zone, by bean (coins are bean cards turned over). In a game with
+    unknown hands, the cards nobody has seen count as the beans their draw piles still hide."""
     counts: Counter[str] = Counter()
     for zone in (state.draw_pile, state.discard_pile, state.removed, state.revealed):
-        counts.update(zone)
+        counts.update(card for card in zone if not is_hidden(card))
     counts.update(state.duel_offer)
+    for pool in state.pools:
+        counts.update(pool)
     for player in state.players:
-        counts.update(player.hand)
+        counts.update(card for card in player.hand if not is_hidden(card))
         counts.update(player.trade_area)
         counts.update(player.coins)
         for field in player.fields:
@@ -63,6 +66,7 @@ def check_state(state: GameState) -> list[str]:
     strays = set(counts) - set(state.ruleset.beans)
     if strays:
         problems.append(f"cards not in play: {', '.join(sorted(strays))}")
+    problems += _unseen_problems(state)
     for player in state.players:
         for index, field in enumerate(player.fields):
             if (field.count > 0) != (field.bean is not None) or field.count < 0:
@@ -70,6 +74,32 @@ def check_state(state: GameState) -> list[str]:
         if len(player.fields) > 3:
             problems.append(f"{player.name} has {len(player.fields)} fields")
     return problems
+
+
+def _planted_front(fact: ev.BeanPlanted, old: tuple[str, ...], new: tuple[str, ...]) -> bool:
+    """A plant from the hand takes the front card: that bean, or a card nobody had seen."""
+    front_ok = old[:1] == (fact.bean,) or (bool(old) and pile_of(old[0]) is not None)
+    return front_ok and new == old[1:]
+
+
+def _unseen_problems(state: GameState) -> list[str]:
+    """A game with unknown hands: each draw pile hides exactly as many beans as it has cards
+    nobody has seen, in the pile (only the current one) and in hands."""
+    if not state.pools:
+        return (
+            ["a card nobody has seen is in a game with known hands"]
+            if any(pile_of(card) is not None for player in state.players for card in player.hand)
+            else []
+        )
+    slots = Counter(
+        pile_of(card) for player in state.players for card in player.hand if is_hidden(card)
+    )
+    slots[state.reshuffles] += sum(1 for card in state.draw_pile if is_hidden(card))
+    return [
+        f"draw pile {pile} hides {len(pool)} beans for {slots[pile]} unseen cards"
+        for pile, pool in enumerate(state.pools)
+        if len(pool) != slots[pile]
+    ]
 
 
 def check_step(before: GameState, fact: ev.Event, after: GameState) -> list[str]:
@@ -81,10 +111,15 @@ def check_step(before: GameState, fact: ev.Event, after: GameState) -> list[str]
         elif isinstance(fact, ev.CardsDealt):
             added = len(fact.hands[seat])
         kept = new.hand[: len(new.hand) - added]
+        if isinstance(fact, ev.HandShown) and fact.seat == seat:
+            kept = tuple(
+                card if pile_of(card) is not None else shown
+                for card, shown in zip(old.hand, new.hand, strict=False)
+            )
         if not _is_subsequence(kept, old.hand):
             problems.append(f"{new.name}'s hand changed order: {old.hand} → {new.hand}")
         planted = isinstance(fact, ev.BeanPlanted) and fact.source == "hand" and fact.seat == seat
-        if planted and (old.hand[:1] != (fact.bean,) or new.hand != old.hand[1:]):
+        if planted and not _planted_front(fact, old.hand, new.hand):
             problems.append(f"{new.name} planted {fact.bean}, not the front card of {old.hand}")
     if isinstance(fact, ev.FieldHarvested):
         due = coins_for(before.ruleset.meters[fact.bean], fact.count)

@@ -14,16 +14,23 @@ from typing import Any, ClassVar
 
 from .beans import BEANS
 from .errors import MalformedCommand
+from .state import UNSEEN
 
 
 @dataclass(frozen=True, slots=True)
 class Command:
     type: ClassVar[str] = ""
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset()
+    """Fields left out of the JSON form when None: fields added after records were first written,
+    so that the commands of every older game read as they always did."""
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.type}
+        omitted = self.omitted_when_none
         for name in _field_names(type(self)):
             value = getattr(self, name)
+            if value is None and name in omitted:
+                continue
             if isinstance(value, tuple):
                 value = [list(v) if isinstance(v, tuple) else v for v in value]
             data[name] = value
@@ -39,7 +46,8 @@ def _field_names(cls: type[Command]) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Deal(Command):
-    """Tabletop: the opening hands as dealt, one list per seat, front card first (RULES §3.4)."""
+    """Tabletop with known hands: the opening hands as dealt, one list per seat, front card first
+    (RULES §3.4). (With unknown hands the deal is counted when the game is created.)"""
 
     type: ClassVar[str] = "deal"
     hands: tuple[tuple[str, ...], ...]
@@ -47,8 +55,9 @@ class Deal(Command):
 
 @dataclass(frozen=True, slots=True)
 class Plant(Command):
-    """Plant a card into `field`: the front hand card in phase 1 (`bean` optional, checked), a
-    trade-area card in phase 3, an offered or drawn card in the duel (`bean` required there)."""
+    """Plant a card into `field`: the front hand card in phase 1 (`bean` optional and checked if
+    the card is known, required if nobody has seen it), a trade-area card in phase 3, an offered or
+    drawn card in the duel (`bean` required there)."""
 
     type: ClassVar[str] = "plant"
     seat: int
@@ -69,7 +78,9 @@ class Reveal(Command):
 @dataclass(frozen=True, slots=True)
 class Offer(Command):
     """Offer hand cards (by position), face-up cards and (house rule) trade-area cards to `to`,
-    for the beans in `wants`. An empty side makes it a donation or a request for one (RULES §6)."""
+    for the beans in `wants`. An empty side makes it a donation or a request for one (RULES §6).
+    `hand_beans` names the beans of the hand cards, in the order of `hand`: required for a card
+    nobody has seen (a game with unknown hands), checked for a known one."""
 
     type: ClassVar[str] = "offer"
     seat: int
@@ -78,11 +89,15 @@ class Offer(Command):
     revealed: tuple[str, ...] = ()
     trade_area: tuple[str, ...] = ()
     wants: tuple[str, ...] = ()
+    hand_beans: tuple[str, ...] | None = None
+
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"hand_beans"})
 
 
 @dataclass(frozen=True, slots=True)
 class Accept(Command):
-    """Accept offer `offer`, giving exactly the wanted beans from these hand positions and cards."""
+    """Accept offer `offer`, giving exactly the wanted beans from these hand positions and cards.
+    `hand_beans` as for an offer; it may be left out when the wanted beans say which is which."""
 
     type: ClassVar[str] = "accept"
     seat: int
@@ -90,6 +105,9 @@ class Accept(Command):
     hand: tuple[int, ...] = ()
     revealed: tuple[str, ...] = ()
     trade_area: tuple[str, ...] = ()
+    hand_beans: tuple[str, ...] | None = None
+
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"hand_beans"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +156,8 @@ class BuyField(Command):
 
 @dataclass(frozen=True, slots=True)
 class Draw(Command):
-    """Phase 4: draw to the back of the hand. Tabletop games name the cards drawn."""
+    """Phase 4: draw to the back of the hand. Tabletop games with known hands name the cards
+    drawn; with unknown hands they go into the hand unseen (no `cards`, or UNSEEN ones)."""
 
     type: ClassVar[str] = "draw"
     seat: int
@@ -156,11 +175,15 @@ class DiscardOffered(Command):
 
 @dataclass(frozen=True, slots=True)
 class DiscardFromHand(Command):
-    """Duel step 2: discard the card at `position` (0 = front) after planting."""
+    """Duel step 2: discard the card at `position` (0 = front) after planting; `bean` as for a
+    plant from the hand."""
 
     type: ClassVar[str] = "discard-from-hand"
     seat: int
     position: int
+    bean: str | None = None
+
+    omitted_when_none: ClassVar[frozenset[str]] = frozenset({"bean"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,6 +192,64 @@ class OfferRest(Command):
 
     type: ClassVar[str] = "offer-rest"
     seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class NoteHand(Command):
+    """A game with unknown hands: a seat notes, for its own view only, the beans it holds, front
+    first (UNSEEN where it notes none). It names no card for the game."""
+
+    type: ClassVar[str] = "note-hand"
+    seat: int
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ShowHand(Command):
+    """After the end of a game with unknown hands: a seat's hand shown to the table, front first."""
+
+    type: ClassVar[str] = "show-hand"
+    seat: int
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One change of a correction: replace, delete or insert (before) entry `entry`."""
+
+    entry: int
+    action: str
+    command: Command | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "entry": self.entry,
+            "action": self.action,
+            "command": None if self.command is None else self.command.to_dict(),
+        }
+
+
+REPLACE, DELETE, INSERT = "replace", "delete", "insert"
+ACTIONS = (REPLACE, DELETE, INSERT)
+
+
+@dataclass(frozen=True, slots=True)
+class Correct(Command):
+    """The host corrects the record of a tabletop game: the changes, each to an entry (a command,
+    numbered from 0 in the game as it stands), applied together."""
+
+    type: ClassVar[str] = "correct"
+    changes: tuple[Change, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "changes": [change.to_dict() for change in self.changes]}
+
+
+@dataclass(frozen=True, slots=True)
+class Undo(Command):
+    """The host takes back the last entry of a tabletop game (a correction deleting it)."""
+
+    type: ClassVar[str] = "undo"
 
 
 COMMAND_TYPES: dict[str, type[Command]] = {
@@ -188,6 +269,10 @@ COMMAND_TYPES: dict[str, type[Command]] = {
         DiscardOffered,
         DiscardFromHand,
         OfferRest,
+        NoteHand,
+        ShowHand,
+        Correct,
+        Undo,
     )
 }
 
@@ -223,8 +308,49 @@ def _beans(name: str, value: Any) -> tuple[str, ...]:
     return tuple(_bean(f"{name}[{i}]", v) for i, v in enumerate(_list(name, value)))
 
 
+def _card(name: str, value: Any) -> str:
+    """A bean, or UNSEEN ("?") for a card nobody has seen."""
+    return UNSEEN if value == UNSEEN else _bean(name, value)
+
+
+def _cards(name: str, value: Any) -> tuple[str, ...]:
+    return tuple(_card(f"{name}[{i}]", v) for i, v in enumerate(_list(name, value)))
+
+
 def _hands(name: str, value: Any) -> tuple[tuple[str, ...], ...]:
-    return tuple(_beans(f"{name}[{i}]", hand) for i, hand in enumerate(_list(name, value)))
+    return tuple(_cards(f"{name}[{i}]", hand) for i, hand in enumerate(_list(name, value)))
+
+
+def _changes(name: str, value: Any) -> tuple[Change, ...]:
+    items = _list(name, value)
+    if not items:
+        raise MalformedCommand(f"{name} must name at least one change")
+    return tuple(_change(f"{name}[{i}]", item) for i, item in enumerate(items))
+
+
+def _change(name: str, value: Any) -> Change:
+    if not isinstance(value, dict):
+        raise MalformedCommand(f"{name} must be an object with entry, action and command")
+    unknown = sorted(set(value) - {"entry", "action", "command"})
+    if unknown:
+        raise MalformedCommand(
+            f"{name} has no field {unknown[0]!r}; fields: entry, action, command"
+        )
+    entry = _int(f"{name}.entry", value.get("entry"))
+    action = value.get("action")
+    if action not in ACTIONS:
+        raise MalformedCommand(f"{name}.action must be one of {', '.join(ACTIONS)}, not {action!r}")
+    command = value.get("command")
+    if action == DELETE:
+        if command is not None:
+            raise MalformedCommand(f"{name}: a deletion names no command")
+        return Change(entry, action)
+    if command is None:
+        raise MalformedCommand(f"{name}: a {action} needs the command")
+    parsed = parse_command(command)
+    if isinstance(parsed, Correct | Undo):
+        raise MalformedCommand(f"{name}: a correction changes entries, not corrections")
+    return Change(entry, action, parsed)
 
 
 _PARSERS = {
@@ -234,12 +360,14 @@ _PARSERS = {
     "offer": _int,
     "position": _int,
     "bean": _bean,
-    "cards": _beans,
+    "cards": _cards,
     "hand": _ints,
     "revealed": _beans,
     "trade_area": _beans,
     "wants": _beans,
     "hands": _hands,
+    "hand_beans": _beans,
+    "changes": _changes,
 }
 
 

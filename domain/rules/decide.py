@@ -20,11 +20,23 @@ from .errors import InvalidRuleset, InvalidSetup, MalformedCommand, RuleViolatio
 from .evolve import evolve, full_deck, remove_cards
 from .names import name_key, name_problem
 from .rulesets import MOST_HAND_CARDS, SEAT_DISTANCE, Ruleset, check_deal
-from .state import DIGITAL, MODES, TABLETOP, GameState, Offer, Phase
+from .state import (
+    DIGITAL,
+    HANDS,
+    KNOWN_HANDS,
+    MODES,
+    TABLETOP,
+    UNSEEN,
+    GameState,
+    Offer,
+    Phase,
+    pile_of,
+)
 from .table import (
     buy_field_blocker,
     field_name,
     field_text,
+    hand_card_problem,
     missing,
     pile_shortfall,
     protection_blocker,
@@ -76,11 +88,13 @@ def start_game(
     seed: int | None = None,
     deck: Sequence[str] | None = None,
     sandbox: bool = False,
+    hands: str = KNOWN_HANDS,
 ) -> list[ev.Event]:
-    """The facts that start a game: GameStarted, and in digital games the deal. A `sandbox`
-    game (a what-if fork) is played like any other and counted in no standing. InvalidRuleset
-    for a ruleset no game can start under (a deal larger than the deck), in either mode: a
-    tabletop game would otherwise start and fail only at its deal."""
+    """The facts that start a game: GameStarted, and the deal in digital games and in tabletop
+    games with unknown `hands` (how many cards each seat got, none named). A `sandbox` game (a
+    what-if fork) is played like any other and counted in no standing. InvalidRuleset for a
+    ruleset no game can start under (a deal larger than the deck), in either mode: a tabletop
+    game would otherwise start and fail only at its deal."""
     names = [name.strip() if isinstance(name, str) else name for name in seats]
     if len(names) != ruleset.players:
         raise InvalidRuleset(
@@ -105,14 +119,25 @@ def start_game(
         )
     if mode not in MODES:
         raise InvalidSetup("mode", f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if hands not in HANDS:
+        raise InvalidSetup("hands", f"hands must be one of {', '.join(HANDS)}, not {hands!r}")
     if mode == TABLETOP:
         if seed is not None or deck is not None:
             raise InvalidSetup(
                 "seed" if seed is not None else "deck",
                 "tabletop games learn each card as it is drawn: no seed or deck",
             )
-        started = ev.GameStarted(ruleset.to_dict(), names, start_seat, mode, None, None, sandbox)
-        return [started]
+        started = ev.GameStarted(
+            ruleset.to_dict(), names, start_seat, mode, None, None, sandbox, hands
+        )
+        if hands == KNOWN_HANDS:
+            return [started]
+        dealt: list[list[str]] = [[] for _ in names]
+        for seat in deal_order(ruleset, start_seat):
+            dealt[seat].append(UNSEEN)
+        return [started, ev.CardsDealt(dealt)]
+    if hands != KNOWN_HANDS:
+        raise InvalidSetup("hands", "only tabletop games have unknown hands")
     if seed is None:
         raise InvalidSetup("seed", "digital games need a seed for their shuffles")
     cards = full_deck(ruleset)
@@ -135,7 +160,11 @@ def start_game(
 
 def decide(state: GameState, command: cmd.Command) -> list[ev.Event]:
     """The facts `command` causes on `state`, or RuleViolation / MalformedCommand."""
-    if state.phase is Phase.ENDED:
+    if isinstance(command, cmd.Correct | cmd.Undo):
+        raise MalformedCommand(
+            "a correction changes the game's record, not its table (domain.rules.errata)"
+        )
+    if state.phase is Phase.ENDED and not isinstance(command, cmd.ShowHand):
         raise RuleViolation("10", "the game is over; no more commands are accepted")
     seat = getattr(command, "seat", None)
     if seat is not None and not 0 <= seat < len(state.players):
@@ -168,7 +197,11 @@ def _field_index(s: GameState, seat: int, index: int) -> int:
     return index
 
 
-def _hand_positions(s: GameState, seat: int, positions: Sequence[int]) -> list[str]:
+def _hand_positions(
+    s: GameState, seat: int, positions: Sequence[int], beans: Sequence[str] | None = None
+) -> list[str]:
+    """The beans of the hand cards at `positions`, in hand order. `beans` names them, in the order
+    of `positions`: required for a card nobody has seen, checked for a known one (RULES §4.4)."""
     hand = s.players[seat].hand
     twice = [position for position, n in Counter(positions).items() if n > 1]
     if twice:
@@ -179,7 +212,51 @@ def _hand_positions(s: GameState, seat: int, positions: Sequence[int]) -> list[s
                 f"hand position {position} does not exist; {s.name(seat)} holds {len(hand)} "
                 f"card{'s' if len(hand) != 1 else ''} (positions 0–{len(hand) - 1})"
             )
-    return [hand[position] for position in sorted(positions)]
+    if beans is None:
+        unseen = [position for position in positions if pile_of(hand[position]) is not None]
+        if unseen:
+            raise MalformedCommand(
+                f"nobody has seen {s.name(seat)}'s card at hand position "
+                f"{', '.join(str(p) for p in unseen)}: name its bean (hand_beans)"
+            )
+        return [hand[position] for position in sorted(positions)]
+    if len(beans) != len(positions):
+        raise MalformedCommand(
+            f"hand_beans names {len(beans)} beans for {len(positions)} hand positions"
+        )
+    _in_play(s, beans)
+    named: Counter[tuple[int, str]] = Counter()
+    for position, bean in zip(positions, beans, strict=True):
+        problem = hand_card_problem(s, seat, position, bean, named)
+        if problem is not None:
+            raise RuleViolation("4.4", problem)
+        pile = pile_of(hand[position])
+        if pile is not None:
+            named[(pile, bean)] += 1
+    by_position = dict(zip(positions, beans, strict=True))
+    return [by_position[position] for position in sorted(positions)]
+
+
+def _front_card(s: GameState, seat: int, bean: str | None) -> str:
+    """The bean of the front hand card: the known card (checked against `bean`, RULES §5.1.2), or
+    `bean` for a card nobody has seen, if its draw pile may still hold it (RULES §4.4)."""
+    player = s.players[seat]
+    front = player.hand[0]
+    if pile_of(front) is None:
+        if bean is not None and bean != front:
+            raise RuleViolation(
+                "5.1.2",
+                f"{player.name}'s front card is {label(front)}, not {label(bean)}: "
+                "cards are planted from the front of the hand",
+            )
+        return front
+    if bean is None:
+        raise MalformedCommand(f"nobody has seen {player.name}'s front card: name its bean")
+    _in_play(s, [bean])
+    problem = hand_card_problem(s, seat, 0, bean, Counter())
+    if problem is not None:
+        raise RuleViolation("4.4", problem)
+    return bean
 
 
 def _in_play(s: GameState, beans: Sequence[str]) -> None:
@@ -222,14 +299,7 @@ def _plant(d: _Decision, c: cmd.Plant) -> None:
             raise RuleViolation("5.1", f"{player.name} has no cards in hand to plant")
         if s.planted >= 2:
             raise RuleViolation("5.1.3", f"{player.name} has planted two cards; never a third")
-        front = player.hand[0]
-        if c.bean is not None and c.bean != front:
-            raise RuleViolation(
-                "5.1.2",
-                f"{player.name}'s front card is {label(front)}, not {label(c.bean)}: "
-                "cards are planted from the front of the hand",
-            )
-        _plant_into(d, c.seat, c.field, front, "hand")
+        _plant_into(d, c.seat, c.field, _front_card(s, c.seat, c.bean), "hand")
         return
     if phase is Phase.PLANT_TRADED:
         pool, source, where = player.trade_area, "trade-area", "trade area"
@@ -359,12 +429,23 @@ def _draw_cards(
     """
     s = d.state
     counted, ended = _draw_sections(s, what)
-    if s.mode == TABLETOP and named is None:
+    unseen = s.hands_unknown and what == "draw"  # cards drawn into a hand go there unseen
+    if unseen:
+        if named is not None and any(bean != UNSEEN for bean in named):
+            raise MalformedCommand(
+                "in a game with unknown hands the cards drawn go into the hand unseen: name none "
+                "(the seat may note its own hand, note-hand)"
+            )
+    elif s.mode == TABLETOP and named is None:
         raise MalformedCommand(f"tabletop games name the cards: {what} needs 'cards'")
+    elif named is not None and UNSEEN in named:
+        raise MalformedCommand(f"the cards of a {what} are seen at the table: name every one")
     if s.mode == DIGITAL and named is not None:
         raise MalformedCommand("digital games draw from the shuffled deck; do not name 'cards'")
 
     def pick(pile: tuple[str, ...], batch: list[str], taken: int) -> str:
+        if unseen and named is None:
+            return UNSEEN
         if named is None:
             return pile[len(batch)]
         if taken >= len(named):
@@ -374,6 +455,8 @@ def _draw_cards(
                 f"{'was' if len(named) == 1 else 'were'} named",
             )
         bean = named[taken]
+        if unseen:
+            return bean
         short = pile_shortfall(d.state, bean, Counter(batch))
         if short is not None:
             raise RuleViolation("4.4", f"{s.name(seat)} cannot {what} a {label(bean)}: {short}")
@@ -448,7 +531,7 @@ def draw_through(state: GameState, owed: int, choose: Callable[[list[str]], str]
             d.emit(ev.CardDrawn(state.active, bean))
 
     def pick(pile: tuple[str, ...], batch: list[str], _: int) -> str:
-        return choose(list((Counter(pile) - Counter(batch)).elements()))
+        return choose(list((Counter(d.state.unseen_beans()) - Counter(batch)).elements()))
 
     _take(d, owed, pick, emit)
     return taken
@@ -463,10 +546,9 @@ def _reveal(d: _Decision, c: cmd.Reveal) -> None:
         )
     _require_active(s, c.seat, "5.2", "reveal cards")
     if s.planted == 0 and player.hand:
-        raise RuleViolation(
-            "5.1.2",
-            f"{player.name} must first plant the front card ({label(player.hand[0])})",
-        )
+        front = player.hand[0]
+        seen = "" if pile_of(front) is not None else f" ({label(front)})"
+        raise RuleViolation("5.1.2", f"{player.name} must first plant the front card{seen}")
     revealed_any = False
 
     def reveal(cards: list[str]) -> None:
@@ -555,10 +637,11 @@ def _given_cards(
     hand: Sequence[int],
     revealed: Sequence[str],
     trade_area: Sequence[str],
+    hand_beans: Sequence[str] | None,
 ) -> list[str]:
     """Check what `seat` gives in a trade; the beans, hand cards first (RULES §6.2–6.4)."""
     player = s.players[seat]
-    cards = _hand_positions(s, seat, hand)
+    cards = _hand_positions(s, seat, hand, hand_beans)
     if revealed:
         if seat != s.active:
             raise RuleViolation(
@@ -596,7 +679,7 @@ def _offer(d: _Decision, c: cmd.Offer) -> None:
             f"{s.name(c.seat)} and {s.name(c.to)} cannot trade: every trade involves the active "
             f"player, {s.name(s.active)}",
         )
-    cards = _given_cards(s, c.seat, c.hand, c.revealed, c.trade_area)
+    cards = _given_cards(s, c.seat, c.hand, c.revealed, c.trade_area, c.hand_beans)
     _in_play(s, c.wants)
     if not cards and not c.wants:
         raise RuleViolation("6.5", "an offer must give or ask for at least one card")
@@ -639,7 +722,11 @@ def _accept(d: _Decision, c: cmd.Accept) -> None:
             "6.6",
             f"offer #{offer.id} was made to {s.name(offer.to)}; {s.name(c.seat)} cannot accept it",
         )
-    given = _given_cards(s, c.seat, c.hand, c.revealed, c.trade_area)
+    hand_beans = c.hand_beans
+    if hand_beans is None:
+        hand_beans = _inferred_hand_beans(s, c, offer)
+    given = _given_cards(s, c.seat, c.hand, c.revealed, c.trade_area, hand_beans)
+    _still_possible(s, offer)
     if Counter(given) != Counter(offer.wants):
         raise RuleViolation(
             "6.6",
@@ -676,6 +763,47 @@ def _accept(d: _Decision, c: cmd.Accept) -> None:
             lapsed=lapsed,
         )
     )
+
+
+def _inferred_hand_beans(s: GameState, c: cmd.Accept, offer: Offer) -> tuple[str, ...] | None:
+    """The beans of an acceptance's unseen hand cards, when the offer's wants leave no choice
+    that matters: the known cards give their own beans, and the unseen ones the rest of the
+    wanted beans, all of one bean or all from one draw pile (then any order is the same game).
+    None when every card is known, or when the acceptance must name them (hand_beans)."""
+    hand = s.players[c.seat].hand
+    if any(not 0 <= p < len(hand) for p in c.hand):
+        return None  # _hand_positions names the position that does not exist
+    piles = {pile_of(hand[p]) for p in c.hand} - {None}
+    if not piles:
+        return None
+    rest = Counter(offer.wants) - Counter(c.revealed) - Counter(c.trade_area)
+    unseen = [p for p in c.hand if pile_of(hand[p]) is not None]
+    for position in c.hand:
+        if position not in unseen:
+            rest[hand[position]] -= 1
+    beans = [bean for bean in s.ruleset.beans for _ in range(max(rest[bean], 0))]
+    if len(beans) != len(unseen) or (len(set(beans)) > 1 and len(piles) > 1):
+        return None  # _hand_positions asks for hand_beans
+    by_position = dict(zip(unseen, beans, strict=True))
+    return tuple(by_position.get(p, hand[p]) for p in c.hand)
+
+
+def _still_possible(s: GameState, offer: Offer) -> None:
+    """The beans an offer named for its unseen hand cards must still be possible when it is
+    accepted: other cards seen since may have used them up (RULES §4.4)."""
+    if not offer.hand or not s.hands_unknown:
+        return
+    named: Counter[tuple[int, str]] = Counter()
+    hand = s.players[offer.proposer].hand
+    for position, bean in zip(offer.hand, offer.gives, strict=False):
+        problem = hand_card_problem(s, offer.proposer, position, bean, named)
+        if problem is not None:
+            raise RuleViolation(
+                "4.4", f"offer #{offer.id} can no longer be accepted: {problem} since it was made"
+            )
+        pile = pile_of(hand[position])
+        if pile is not None:
+            named[(pile, bean)] += 1
 
 
 def _decline(d: _Decision, c: cmd.Decline) -> None:
@@ -766,7 +894,8 @@ def _discard_from_hand(d: _Decision, c: cmd.DiscardFromHand) -> None:
         raise RuleViolation("11.2", f"{s.name(c.seat)} may discard only one hand card per turn")
     if s.planted == 0 and s.players[c.seat].hand:
         raise RuleViolation("11.2", f"{s.name(c.seat)} discards only after planting the front card")
-    (bean,) = _hand_positions(s, c.seat, [c.position])
+    named = None if c.bean is None else (c.bean,)
+    (bean,) = _hand_positions(s, c.seat, [c.position], named)
     d.emit(ev.HandCardDiscarded(c.seat, c.position, bean))
 
 
@@ -785,6 +914,50 @@ def _offer_rest(d: _Decision, c: cmd.OfferRest) -> None:
     s = d.state
     _duel_step(s, c.seat, Phase.PLANT_DRAWN, "leave the drawn cards as an offer")
     d.emit(ev.CardsOffered(c.seat, list(s.revealed)))
+
+
+# --- what the table shows of the hands (unknown hands) ------------------------------------------
+
+
+def _whole_hand(s: GameState, seat: int, cards: Sequence[str], doing: str) -> None:
+    """`cards` names a seat's whole hand, front first (UNSEEN where it names nothing); each named
+    bean must be possible for its card (RULES §4.4)."""
+    if not s.hands_unknown:
+        raise MalformedCommand(f"only a game with unknown hands has cards to {doing}")
+    hand = s.players[seat].hand
+    if len(cards) != len(hand):
+        raise MalformedCommand(
+            f"{s.name(seat)} holds {len(hand)} card{'s' if len(hand) != 1 else ''}; "
+            f"name {'it' if len(hand) == 1 else 'them'} front first, not {len(cards)}"
+        )
+    _in_play(s, [bean for bean in cards if bean != UNSEEN])
+    named: Counter[tuple[int, str]] = Counter()
+    for position, bean in enumerate(cards):
+        if bean == UNSEEN:
+            continue
+        problem = hand_card_problem(s, seat, position, bean, named)
+        if problem is not None:
+            raise RuleViolation("4.4", problem)
+        pile = pile_of(hand[position])
+        if pile is not None:
+            named[(pile, bean)] += 1
+
+
+def _note_hand(d: _Decision, c: cmd.NoteHand) -> None:
+    _whole_hand(d.state, c.seat, c.cards, "note")
+    d.emit(ev.HandNoted(c.seat, list(c.cards)))
+
+
+def _show_hand(d: _Decision, c: cmd.ShowHand) -> None:
+    s = d.state
+    if not s.is_over:
+        raise RuleViolation("10.6", "hands are shown at the end of the game, not before")
+    if UNSEEN in c.cards:
+        raise MalformedCommand("a hand shown at the end shows every card: name each bean")
+    if all(pile_of(card) is None for card in s.players[c.seat].hand):
+        raise MalformedCommand(f"every card of {s.name(c.seat)}'s hand is known already")
+    _whole_hand(s, c.seat, c.cards, "show")
+    d.emit(ev.HandShown(c.seat, list(c.cards)))
 
 
 # --- the end -------------------------------------------------------------------------------------
@@ -843,4 +1016,6 @@ _HANDLERS: dict[type[cmd.Command], Callable[[_Decision, Any], None]] = {
     cmd.DiscardOffered: _discard_offered,
     cmd.DiscardFromHand: _discard_from_hand,
     cmd.OfferRest: _offer_rest,
+    cmd.NoteHand: _note_hand,
+    cmd.ShowHand: _show_hand,
 }

@@ -35,6 +35,7 @@ SECTIONS: dict[str, str] = {
     "10.1": "draw pile",
     "10.4": "the end during the reveal",
     "10.5": "the end during the draw",
+    "10.6": "final scoring",
     "11.1": "bean duel",
     "11.2": "bean duel: turn steps",
     "11.4": "bean duel: the end",

@@ -7,6 +7,11 @@ generator: the card drawn, the new order of a reshuffled pile, the coins a harve
 `secret` says who may see which fields; everything not listed is public. Audiences:
 "seat" (the seat named by the event's `seat` field), "proposer" (the event's `proposer`),
 "each-seat" (a list whose item i belongs to seat i) and "nobody" (no player; auditors only).
+
+In a game with unknown hands (`GameStarted.hands == "unknown"`), a card nobody at the table has
+seen yet is written UNSEEN ("?"): the deal and the draws into a hand name no card, and a card is
+named by the fact that shows it (a plant from the hand, a trade, a discard, the hands shown at the
+end). Such a fact is public: the service then knows only what the table has seen.
 """
 
 from __future__ import annotations
@@ -57,13 +62,17 @@ class GameStarted(Event):
     """Digital games: the shuffled deck, top first. Tabletop games: None (order unknown)."""
     sandbox: bool = False
     """A what-if game (a fork of another): played like any other, counted in no standing."""
+    hands: str = "known"
+    """Tabletop games: "known" (the host enters every card dealt and drawn) or "unknown" (the
+    deal and the draws into a hand are counted, and a card is named when the table shows it)."""
 
     secret: ClassVar[dict[str, str]] = {"seed": "nobody", "deck": "nobody"}
 
 
 @dataclass(frozen=True, slots=True)
 class CardsDealt(Event):
-    """Each seat's opening hand, front card first (RULES §3.4)."""
+    """Each seat's opening hand, front card first (RULES §3.4); UNSEEN cards in a game with
+    unknown hands."""
 
     hands: list[list[str]]
 
@@ -170,7 +179,7 @@ class ThirdFieldBought(Event):
 
 @dataclass(frozen=True, slots=True)
 class CardDrawn(Event):
-    """One card from the draw pile to the back of a hand."""
+    """One card from the draw pile to the back of a hand (UNSEEN in a game with unknown hands)."""
 
     seat: int
     bean: str
@@ -257,6 +266,45 @@ class CardsOffered(Event):
     cards: list[str]
 
 
+@dataclass(frozen=True, slots=True)
+class HandNoted(Event):
+    """A seat noted, for its own eyes only, which cards it holds in a game with unknown hands:
+    `cards[i]` is the bean at hand position i, or UNSEEN where it noted none. A note names no card
+    for the game (the table has not seen them): it changes no table but the seat's own view."""
+
+    seat: int
+    cards: list[str]
+
+    secret: ClassVar[dict[str, str]] = {"cards": "seat"}
+
+
+@dataclass(frozen=True, slots=True)
+class HandShown(Event):
+    """After the end, a seat's hand shown to the table: the cards at every position, front first
+    (a game with unknown hands learns the cards nobody had seen)."""
+
+    seat: int
+    cards: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class EntriesCorrected(Event):
+    """The host corrected the record of a tabletop game: each change replaces, deletes or inserts
+    one entry (a command, numbered from 0 in the game as it stood). The entries it replaced stay
+    in the store; the game is the re-decision of the corrected entries.
+
+    `changes`: `{"entry": i, "action": "replace" | "delete" | "insert", "command": {...} | None}`;
+    `replaced`: the commands the changes replaced or deleted, in the order of `changes` (None for
+    an insert); `table`: the whole table after the correction, for the game aggregate only (it is
+    never shown: every view is folded again from the corrected facts)."""
+
+    changes: list[dict[str, Any]]
+    replaced: list[dict[str, Any] | None]
+    table: dict[str, Any] | None
+
+    secret: ClassVar[dict[str, str]] = {"table": "nobody", "changes": "host", "replaced": "host"}
+
+
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.__name__: cls
     for cls in (
@@ -281,8 +329,36 @@ EVENT_TYPES: dict[str, type[Event]] = {
         HandCardDiscarded,
         DiscardsMatched,
         CardsOffered,
+        HandNoted,
+        HandShown,
+        EntriesCorrected,
     )
 }
+
+
+@dataclass(frozen=True, slots=True)
+class HandKnown(Event):
+    """Never stored: a seat's own note (`HandNoted`) as that seat's view folds it, showing the
+    noted beans on its hand. Only `projections.views.redact` makes one, for the noting seat."""
+
+    seat: int
+    cards: list[str]
+
+    @property
+    def kind(self) -> str:
+        return "HandNoted"
+
+
+@dataclass(frozen=True, slots=True)
+class TableReplaced(Event):
+    """Never stored: a step of a game shown as recorded where a correction changed the table;
+    `table` is the viewer's own table after it (folded from the corrected facts it may see)."""
+
+    table: Any
+
+    @property
+    def kind(self) -> str:
+        return "EntriesCorrected"
 
 
 def cards_off_the_pile(facts: Iterable[Event]) -> list[str]:

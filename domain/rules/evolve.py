@@ -21,12 +21,15 @@ from .state import (
     EMPTY_FIELD,
     TABLETOP,
     UNKNOWN,
+    UNKNOWN_HANDS,
     Field,
     GameState,
     Offer,
     Phase,
     Player,
     Result,
+    pile_of,
+    unseen_card,
 )
 
 
@@ -110,7 +113,7 @@ class _Seat:
         )
 
 
-_ZONES = ("draw_pile", "discard_pile", "removed", "revealed", "duel_offer", "offers")
+_ZONES = ("draw_pile", "discard_pile", "removed", "revealed", "duel_offer", "offers", "pools")
 _SCALARS = (
     "next_offer",
     "exhaustions",
@@ -156,6 +159,7 @@ class _Draft:
     revealed = _zone("revealed")
     duel_offer = _zone("duel_offer")
     offers = _zone("offers")
+    pools = _zone("pools")
 
     def __init__(self, state: GameState) -> None:
         self.base = state
@@ -186,6 +190,27 @@ class _Draft:
                 pile.remove(bean if bean in pile else UNKNOWN)
         else:
             del pile[: len(beans)]
+
+    def to_hand(self, seat: _Seat, bean: str) -> None:
+        """A card goes to the back of a hand: an unseen one, in a game with unknown hands, is
+        marked with the draw pile it came from."""
+        seat.hand.append(
+            unseen_card(self.reshuffles) if bean == UNKNOWN and self.base.pools else bean
+        )
+
+    def named(self, card: str, bean: str) -> None:
+        """A hand card the table has just seen as `bean` leaves its place: if nobody had seen it,
+        its pile's unseen beans lose that bean (in views without pools, nothing to do)."""
+        pile = pile_of(card)
+        if pile is not None and self.base.pools:
+            pools = self.pools
+            pools[pile] = remove_cards(pools[pile], (bean,))
+
+    def seen_off_pile(self, beans: Iterable[str]) -> None:
+        """Cards turned face up from a pile nobody has seen leave that pile's unseen beans."""
+        if self.base.pools:
+            pools = self.pools
+            pools[self.reshuffles] = remove_cards(pools[self.reshuffles], beans)
 
     def trade_areas_empty(self) -> bool:
         seats = self.seats
@@ -230,6 +255,7 @@ class _Draft:
             self.planted,
             self.hand_discarded,
             self.result,
+            frozen["pools"],
         )
         return state
 
@@ -237,13 +263,18 @@ class _Draft:
 def _game_started(e: ev.GameStarted) -> GameState:
     ruleset = Ruleset.from_dict(e.ruleset)
     fields = (EMPTY_FIELD,) * ruleset.fields_at_start
+    unknown = e.hands == UNKNOWN_HANDS
+    if e.deck is not None:
+        pile = tuple(e.deck)
+    else:
+        pile = (UNKNOWN,) * ruleset.deck_size if unknown else full_deck(ruleset)
     return GameState(
         ruleset=ruleset,
         mode=e.mode,
         seed=e.seed,
         start_seat=e.start_seat,
         players=tuple(Player(name, (), fields, (), ()) for name in e.seats),
-        draw_pile=tuple(e.deck) if e.deck is not None else full_deck(ruleset),
+        draw_pile=pile,
         discard_pile=(),
         removed=(),
         revealed=(),
@@ -259,12 +290,16 @@ def _game_started(e: ev.GameStarted) -> GameState:
         planted=0,
         hand_discarded=False,
         result=None,
+        pools=(full_deck(ruleset),) if unknown else (),
     )
 
 
 def _cards_dealt(d: _Draft, e: ev.CardsDealt) -> None:
     for seat, hand in enumerate(e.hands):
-        d.seat(seat).hand = list(hand)
+        player = d.seat(seat)
+        player.hand = []
+        for bean in hand:
+            d.to_hand(player, bean)
         d.take_from_pile(hand)
     d.phase = Phase.PLANT
     d.active = d.base.start_seat
@@ -275,7 +310,7 @@ def _bean_planted(d: _Draft, e: ev.BeanPlanted) -> None:
     seat = d.seat(e.seat)
     seat.fields[e.field] = Field(e.bean, seat.fields[e.field].count + 1)
     if e.source == "hand":
-        del seat.hand[0]
+        d.named(seat.hand.pop(0), e.bean)
         d.planted += 1
     elif e.source == "trade-area":
         seat.trade_area.remove(e.bean)
@@ -293,6 +328,7 @@ def _bean_planted(d: _Draft, e: ev.BeanPlanted) -> None:
 
 def _cards_revealed(d: _Draft, e: ev.CardsRevealed) -> None:
     d.take_from_pile(e.cards)
+    d.seen_off_pile(e.cards)
     d.revealed += e.cards
     d.phase = Phase.PLANT_DRAWN if d.base.ruleset.duel else Phase.TRADE
 
@@ -320,11 +356,13 @@ def _shift(positions: tuple[int, ...], removed: list[int]) -> tuple[int, ...]:
 
 def _trade_accepted(d: _Draft, e: ev.TradeAccepted) -> None:
     sides = (
-        (e.proposer, e.proposer_hand, e.proposer_trade_area, e.to_proposer),
-        (e.acceptor, e.acceptor_hand, e.acceptor_trade_area, e.to_acceptor),
+        (e.proposer, e.proposer_hand, e.proposer_trade_area, e.to_proposer, e.to_acceptor),
+        (e.acceptor, e.acceptor_hand, e.acceptor_trade_area, e.to_acceptor, e.to_proposer),
     )
-    for index, hand, traded_area, received in sides:
+    for index, hand, traded_area, received, given in sides:
         seat = d.seat(index)
+        for position, bean in zip(sorted(hand), given, strict=False):
+            d.named(seat.hand[position], bean)  # hand cards are given first, in hand order
         seat.hand = list(without_positions(tuple(seat.hand), hand))
         for bean in traded_area:
             seat.trade_area.remove(bean)
@@ -372,7 +410,7 @@ def _third_field_bought(d: _Draft, e: ev.ThirdFieldBought) -> None:
 
 
 def _card_drawn(d: _Draft, e: ev.CardDrawn) -> None:
-    d.seat(e.seat).hand.append(e.bean)
+    d.to_hand(d.seat(e.seat), e.bean)
     d.take_from_pile([e.bean])
 
 
@@ -386,7 +424,10 @@ def _draw_failed(d: _Draft, e: ev.DrawFailed) -> None:
 
 
 def _discards_reshuffled(d: _Draft, e: ev.DiscardsReshuffled) -> None:
-    if e.order is None:
+    if d.base.pools:  # unknown hands: the new pile's beans are known, their order is not
+        d.pools.append(tuple(sorted(d.discard_pile, key=d.base.ruleset.beans.index)))
+        d.draw_pile = [UNKNOWN] * len(d.discard_pile)
+    elif e.order is None:
         d.draw_pile = sorted(d.discard_pile, key=d.base.ruleset.beans.index)
     else:
         d.draw_pile = list(e.order)
@@ -421,7 +462,7 @@ def _offered_card_discarded(d: _Draft, e: ev.OfferedCardDiscarded) -> None:
 
 
 def _hand_card_discarded(d: _Draft, e: ev.HandCardDiscarded) -> None:
-    del d.seat(e.seat).hand[e.position]
+    d.named(d.seat(e.seat).hand.pop(e.position), e.bean)
     d.discard_pile.append(e.bean)
     d.hand_discarded = True
 
@@ -435,6 +476,38 @@ def _cards_offered(d: _Draft, e: ev.CardsOffered) -> None:
     d.revealed = []
     d.duel_offer = list(e.cards)
     d.phase = Phase.DRAW
+
+
+def _hand_noted(d: _Draft, e: ev.HandNoted) -> None:
+    """A seat's note names no card for the table: nothing changes (its own view folds the note
+    as `HandKnown`)."""
+
+
+def _hand_known(d: _Draft, e: ev.HandKnown) -> None:
+    hand = d.seat(e.seat).hand
+    for position, (card, bean) in enumerate(zip(hand, e.cards, strict=False)):
+        pile = pile_of(card)
+        if pile is not None:
+            hand[position] = unseen_card(pile, None if bean == UNKNOWN else bean)
+
+
+def _hand_shown(d: _Draft, e: ev.HandShown) -> None:
+    hand = d.seat(e.seat).hand
+    for position, (card, bean) in enumerate(zip(hand, e.cards, strict=True)):
+        d.named(card, bean)
+        hand[position] = bean
+
+
+def _entries_corrected(d: _Draft, e: ev.EntriesCorrected) -> None:
+    if e.table is None:
+        raise ValueError(
+            "a correction is folded by the game aggregate only; views fold the corrected facts"
+        )
+    d.__init__(GameState.from_dict(e.table))  # type: ignore[misc]
+
+
+def _table_replaced(d: _Draft, e: ev.TableReplaced) -> None:
+    d.__init__(e.table)  # type: ignore[misc]
 
 
 _APPLY: dict[type[ev.Event], Callable[[_Draft, Any], None]] = {
@@ -458,4 +531,9 @@ _APPLY: dict[type[ev.Event], Callable[[_Draft, Any], None]] = {
     ev.HandCardDiscarded: _hand_card_discarded,
     ev.DiscardsMatched: _discards_matched,
     ev.CardsOffered: _cards_offered,
+    ev.HandNoted: _hand_noted,
+    ev.HandKnown: _hand_known,
+    ev.HandShown: _hand_shown,
+    ev.EntriesCorrected: _entries_corrected,
+    ev.TableReplaced: _table_replaced,
 }

@@ -15,8 +15,14 @@ from dataclasses import dataclass
 
 from . import commands as cmd
 from .decide import drawable
-from .state import DIGITAL, GameState, Offer, Phase
-from .table import buy_field_blocker, harvestable_fields, plant_targets, protection_blocker
+from .state import DIGITAL, GameState, Offer, Phase, pile_of
+from .table import (
+    buy_field_blocker,
+    harvestable_fields,
+    plant_targets,
+    possible_beans,
+    protection_blocker,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +36,8 @@ class OfferRange:
     revealed: tuple[str, ...]
     trade_area: tuple[str, ...]
     wants: tuple[str, ...]
+    hand_beans: tuple[tuple[str, ...], ...] = ()
+    """A game with unknown hands: the beans each hand card may be (an offer names them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +95,7 @@ def chance_step(state: GameState) -> ChanceStep | None:
     player = state.players[state.active]
     if state.phase is Phase.PLANT and (state.planted or not player.hand):
         return ChanceStep("reveal", state.active, drawable(state, rules.reveal))
-    if state.phase is Phase.DRAW:
+    if state.phase is Phase.DRAW and not state.hands_unknown:
         return ChanceStep("draw", state.active, drawable(state, rules.draw))
     return None
 
@@ -106,14 +114,19 @@ def legal_commands(state: GameState, seat: int) -> Legal:
     player = state.players[seat]
     if phase is Phase.PLANT and active:
         if state.planted < 2 and player.hand and not state.hand_discarded:
-            commands += _plants(state, seat, player.hand[0], bean_named=False)
+            front = player.hand[0]
+            if pile_of(front) is None:
+                commands += _plants(state, seat, front, bean_named=False)
+            else:  # nobody has seen it: the plant names the bean the table sees
+                for bean in possible_beans(state, front):
+                    commands += _plants(state, seat, bean)
         if state.planted or not player.hand:
             if state.mode == DIGITAL:
                 commands.append(cmd.Reveal(seat))
             else:
                 chance = chance_step(state)
             if state.ruleset.duel and not state.hand_discarded:
-                commands += [cmd.DiscardFromHand(seat, i) for i in range(len(player.hand))]
+                commands += _hand_discards(state, seat)
     elif phase is Phase.RESOLVE_OFFER and active:
         for bean in _distinct(state.duel_offer):
             commands += _plants(state, seat, bean)
@@ -136,7 +149,7 @@ def legal_commands(state: GameState, seat: int) -> Legal:
             commands += _plants(state, seat, bean)
         commands.append(cmd.OfferRest(seat))
     elif phase is Phase.DRAW and active:
-        if state.mode == DIGITAL:
+        if state.mode == DIGITAL or state.hands_unknown:  # no card to name
             commands.append(cmd.Draw(seat))
         else:
             chance = chance_step(state)
@@ -145,6 +158,19 @@ def legal_commands(state: GameState, seat: int) -> Legal:
 
 def _distinct(cards: tuple[str, ...]) -> list[str]:
     return list(dict.fromkeys(cards))
+
+
+def _hand_discards(state: GameState, seat: int) -> list[cmd.Command]:
+    """The duel's hand discards: each position, naming the bean of a card nobody has seen."""
+    commands: list[cmd.Command] = []
+    for position, card in enumerate(state.players[seat].hand):
+        if pile_of(card) is None:
+            commands.append(cmd.DiscardFromHand(seat, position))
+        else:
+            commands += [
+                cmd.DiscardFromHand(seat, position, bean) for bean in possible_beans(state, card)
+            ]
+    return commands
 
 
 def _plants(
@@ -173,11 +199,17 @@ def _offer_range(state: GameState, seat: int) -> OfferRange:
         revealed=state.revealed if active else (),
         trade_area=player.trade_area if state.ruleset.allow_retrade else (),
         wants=state.ruleset.beans,
+        hand_beans=tuple(possible_beans(state, card) for card in player.hand)
+        if state.hands_unknown
+        else (),
     )
 
 
 def _acceptances(state: GameState, seat: int, offer: Offer) -> list[cmd.Command]:
-    """Every way `seat` can give exactly what `offer` wants."""
+    """Every way `seat` can give exactly what `offer` wants (in a game with unknown hands: from
+    which zones, with unseen hand cards taken by `_unseen_acceptances`)."""
+    if state.hands_unknown:
+        return _unseen_acceptances(state, seat, offer)
     player = state.players[seat]
     revealed = Counter(state.revealed) if seat == state.active else Counter()
     area = Counter(player.trade_area) if state.ruleset.allow_retrade else Counter()
@@ -205,3 +237,59 @@ def _acceptances(state: GameState, seat: int, offer: Offer) -> list[cmd.Command]
         from_area = tuple(b for b, (_, _, n) in zip(beans, combo, strict=True) for _ in range(n))
         result.append(cmd.Accept(seat, offer.id, hand, from_revealed, from_area))
     return result
+
+
+def _unseen_acceptances(state: GameState, seat: int, offer: Offer) -> list[cmd.Command]:
+    """A game with unknown hands: every split of the wanted beans between the face-up cards, the
+    trade area and the hand, the hand's part given by unseen cards from the oldest draw pile that
+    may still hold each bean (unseen cards of one pile are alike: another choice among them would
+    be the same game)."""
+    player = state.players[seat]
+    revealed = Counter(state.revealed) if seat == state.active else Counter()
+    area = Counter(player.trade_area) if state.ruleset.allow_retrade else Counter()
+    wants = Counter(offer.wants)
+    splits: list[list[tuple[str, int, int, int]]] = []
+    for bean, need in wants.items():
+        ways = []
+        for from_revealed in range(min(need, revealed[bean]) + 1):
+            for from_area in range(min(need - from_revealed, area[bean]) + 1):
+                ways.append((bean, from_revealed, from_area, need - from_revealed - from_area))
+        splits.append(ways)
+    result: list[cmd.Command] = []
+    for combo in itertools.product(*splits):
+        hand = _unseen_cards_for(state, seat, [(bean, n) for bean, _, _, n in combo if n])
+        if hand is None:
+            continue
+        positions = tuple(position for position, _ in hand)
+        beans = tuple(bean for _, bean in hand)
+        result.append(
+            cmd.Accept(
+                seat,
+                offer.id,
+                positions,
+                tuple(b for b, n, _, _ in combo for _ in range(n)),
+                tuple(b for b, _, n, _ in combo for _ in range(n)),
+                beans,
+            )
+        )
+    return result
+
+
+def _unseen_cards_for(
+    state: GameState, seat: int, wanted: list[tuple[str, int]]
+) -> list[tuple[int, str]] | None:
+    """Hand positions (with their beans) that may give `wanted` beans, oldest pile first; None if
+    the hand cannot."""
+    hand = state.players[seat].hand
+    free = [position for position, card in enumerate(hand) if pile_of(card) is not None]
+    left = {pile: Counter(beans) for pile, beans in enumerate(state.pools)}
+    chosen: list[tuple[int, str]] = []
+    for bean, count in wanted:
+        for _ in range(count):
+            position = next((p for p in free if left[pile_of(hand[p]) or 0][bean] > 0), None)
+            if position is None:
+                return None
+            free.remove(position)
+            left[pile_of(hand[position]) or 0][bean] -= 1
+            chosen.append((position, bean))
+    return chosen

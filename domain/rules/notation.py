@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from . import commands as cmd
 from . import events as ev
 from .beans import beans_text, coins_text, label
-from .state import UNKNOWN, GameState
+from .state import UNKNOWN, GameState, is_hidden, pile_of
 from .table import field_name
 
 
@@ -117,7 +118,97 @@ def describe(event: ev.Event, names: Sequence[str], *, show_hidden: bool = False
         case ev.CardsOffered():
             cards = beans_text(event.cards) if event.cards else "nothing"
             return f"{who(event.seat)} leaves {cards} as an offer"
+        case ev.HandNoted() | ev.HandKnown():
+            noted = [bean for bean in event.cards if bean != UNKNOWN]
+            if show_hidden and noted:
+                return f"{who(event.seat)} notes their hand: " + " ".join(
+                    label(bean) if bean != UNKNOWN else "?" for bean in event.cards
+                )
+            return f"{who(event.seat)} notes their hand (for their own eyes)"
+        case ev.HandShown():
+            return f"{who(event.seat)} shows their hand: {' '.join(label(b) for b in event.cards)}"
+        case ev.EntriesCorrected():
+            return f"The host corrects the record ({_changes_text(event.changes)})"
+        case ev.TableReplaced():
+            return "The host corrects the record"
     return event.kind
+
+
+def _changes_text(changes: Sequence[dict[str, object]]) -> str:
+    words = {"replace": "corrects", "delete": "deletes", "insert": "inserts before"}
+    return "; ".join(
+        f"{words.get(str(c.get('action')), c.get('action'))} entry {c.get('entry')}"
+        for c in changes
+    )
+
+
+def describe_command(command: cmd.Command, names: Sequence[str]) -> str:
+    """A command in words, as an entry of a record: "Ben plants Blue in field 2", "Ana reveals
+    Blue, Green", "the deal"."""
+
+    def who(seat: int) -> str:
+        return names[seat] if 0 <= seat < len(names) else f"seat {seat}"
+
+    def cards(beans: Sequence[str] | None) -> str:
+        if not beans:
+            return "no cards"
+        seen = [bean for bean in beans if bean != UNKNOWN]
+        unseen = len(beans) - len(seen)
+        parts = [beans_text(seen)] if seen else []
+        if unseen:
+            parts.append(f"{unseen} unseen card{'s' if unseen != 1 else ''}")
+        return ", ".join(parts)
+
+    match command:
+        case cmd.Deal():
+            return "the deal"
+        case cmd.Plant():
+            bean = f"{label(command.bean)} " if command.bean else ""
+            return f"{who(command.seat)} plants {bean}in {field_name(command.field)}"
+        case cmd.Reveal():
+            return f"{who(command.seat)} reveals {cards(command.cards)}"
+        case cmd.Draw():
+            return f"{who(command.seat)} draws {cards(command.cards)}"
+        case cmd.Offer():
+            given = [*(command.hand_beans or ()), *command.revealed, *command.trade_area]
+            hand = len(command.hand) - len(command.hand_beans or ())
+            gives = beans_text(given) if given else ""
+            if hand:
+                gives = f"{gives}{', ' if gives else ''}{hand} hand card{'s' if hand != 1 else ''}"
+            wants = beans_text(command.wants) if command.wants else "nothing"
+            return f"{who(command.seat)} offers {who(command.to)} {gives or 'nothing'} for {wants}"
+        case cmd.Accept():
+            return f"{who(command.seat)} accepts offer #{command.offer}"
+        case cmd.Decline():
+            return f"{who(command.seat)} declines offer #{command.offer}"
+        case cmd.Withdraw():
+            return f"{who(command.seat)} withdraws offer #{command.offer}"
+        case cmd.EndTrading():
+            return f"{who(command.seat)} ends trading"
+        case cmd.Harvest():
+            return f"{who(command.seat)} harvests {field_name(command.field)}"
+        case cmd.BuyField():
+            return f"{who(command.seat)} buys a third field"
+        case cmd.DiscardOffered():
+            return f"{who(command.seat)} discards the offered {label(command.bean)}"
+        case cmd.DiscardFromHand():
+            bean = f"{label(command.bean)} " if command.bean else ""
+            return f"{who(command.seat)} discards {bean}from hand position {command.position + 1}"
+        case cmd.OfferRest():
+            return f"{who(command.seat)} leaves the rest as an offer"
+        case cmd.NoteHand():
+            return f"{who(command.seat)} notes their hand"
+        case cmd.ShowHand():
+            return f"{who(command.seat)} shows their hand: {cards(command.cards)}"
+    return command.type
+
+
+def card_text(card: str) -> str:
+    """A card for people: its bean, "?" for one the viewer does not know, "unseen" for one
+    nobody has seen."""
+    if not is_hidden(card):
+        return label(card)
+    return "unseen" if pile_of(card) is not None else UNKNOWN
 
 
 def draw_table(state: GameState) -> str:
@@ -141,7 +232,7 @@ def draw_table(state: GameState) -> str:
         )
     for seat, player in enumerate(state.players):
         fields = " | ".join(field.text() for field in player.fields)
-        hand = " ".join(label(bean) for bean in player.hand) or "—"
+        hand = " ".join(card_text(card) for card in player.hand) or "—"
         lines.append(f"{'*' if seat == state.active else ' '} {player.name}: [{fields}]")
         lines.append(f"    hand: {hand}")
         lines.append(

@@ -15,8 +15,39 @@ TABLETOP = "tabletop"
 MODES = (DIGITAL, TABLETOP)
 
 UNKNOWN = "?"
-"""A card whose face a viewer cannot see, in views folded from redacted events (never in a game's
-own state: the rules engine always knows every card)."""
+"""A card whose face a viewer cannot see, in views folded from redacted events. In a game with
+unknown hands it is also the card nobody has seen yet (UNSEEN), in facts and in the draw pile."""
+UNSEEN = UNKNOWN
+
+KNOWN_HANDS = "known"
+UNKNOWN_HANDS = "unknown"
+HANDS = (KNOWN_HANDS, UNKNOWN_HANDS)
+"""Tabletop games: whether the host enters every card dealt and drawn into a hand, or the hands
+are unknown until the table shows their cards."""
+
+
+def unseen_card(pile: int, note: str | None = None) -> str:
+    """A hand card nobody has seen, from the `pile`-th draw pile of the game (0: the deck; n: the
+    pile the n-th reshuffle made), with the bean its holder noted for its own view, if any:
+    "?0", "?1:blue"."""
+    return f"?{pile}" if note is None else f"?{pile}:{note}"
+
+
+def is_hidden(card: str) -> bool:
+    """Whether a card in a hand or pile is one whose face is not known here (UNKNOWN or unseen)."""
+    return card[0] == "?"
+
+
+def pile_of(card: str) -> int | None:
+    """The draw pile an unseen hand card came from; None for a known card or a plain UNKNOWN."""
+    if card[0] != "?" or len(card) == 1:
+        return None
+    return int(card[1:].partition(":")[0])
+
+
+def note_of(card: str) -> str | None:
+    """The bean a seat noted for an unseen card of its own hand (only ever in its own view)."""
+    return card.partition(":")[2] or None if card[0] == "?" else None
 
 
 class Phase(StrEnum):
@@ -158,6 +189,12 @@ class GameState:
     hand_discarded: bool
     """Whether the duel's one optional hand discard was used this turn (RULES §11.2 step 2)."""
     result: Result | None
+    pools: tuple[tuple[str, ...], ...] = ()
+    """A game with unknown hands: for each draw pile the game has had (0: the deck; n: the pile
+    the n-th reshuffle made), the beans of its cards nobody has seen yet, in bean-table order —
+    those still in the draw pile and those in hands. Each pile's unseen cards are exactly its
+    beans not yet named, so a card shown must be one of them (RULES §4.4). Empty in every other
+    game: there the draw pile itself is what no one has seen."""
 
     if TYPE_CHECKING:
 
@@ -171,6 +208,19 @@ class GameState:
     @property
     def is_over(self) -> bool:
         return self.phase is Phase.ENDED
+
+    @property
+    def hands_unknown(self) -> bool:
+        """Whether this is a game with unknown hands (its cards are named as the table shows
+        them)."""
+        return bool(self.pools)
+
+    def unseen_beans(self, pile: int | None = None) -> tuple[str, ...]:
+        """The beans nobody has seen yet of draw pile `pile` (default: the current one), in a game
+        with unknown hands; what a tabletop draw pile may hold otherwise."""
+        if not self.pools:
+            return self.draw_pile
+        return self.pools[self.reshuffles if pile is None else pile]
 
     def name(self, seat: int) -> str:
         return self.players[seat].name
@@ -194,6 +244,8 @@ class GameState:
                 value = [_plain(offer) for offer in value]
             elif field.name == "result":
                 value = None if value is None else _plain(value)
+            elif field.name == "pools":
+                value = [list(pool) for pool in value]
             elif isinstance(value, tuple):
                 value = list(value)
             data[field.name] = value
@@ -209,6 +261,7 @@ class GameState:
         values["phase"] = Phase(values["phase"])
         for key in ("draw_pile", "discard_pile", "removed", "revealed", "duel_offer"):
             values[key] = tuple(values[key])
+        values["pools"] = tuple(tuple(pool) for pool in values.get("pools", ()))
         return cls(**values)
 
 

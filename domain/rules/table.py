@@ -6,7 +6,7 @@ from collections import Counter
 
 from .beans import coins_for, coins_text, label
 from .rulesets import OWN_TURN
-from .state import GameState, Phase, Player
+from .state import GameState, Phase, Player, pile_of
 
 
 def field_name(index: int) -> str:
@@ -112,14 +112,51 @@ def missing(pool: tuple[str, ...] | list[str], wanted: list[str] | tuple[str, ..
     return list(short.elements())
 
 
-def pile_shortfall(state: GameState, bean: str, already: Counter[str]) -> str | None:
-    """Why `bean` cannot be the next card off a tabletop draw pile, or None (RULES §4.4)."""
+def not_in_play(state: GameState, bean: str) -> str | None:
+    """Why `bean` is no card of this game (RULES §2), or None."""
     rules = state.ruleset
-    if bean not in rules.counts:
-        return f"{label(bean)} is not in play ({rules.preset}, {rules.players} players)"
-    if state.draw_pile.count(bean) - already[bean] > 0:
+    if bean in rules.counts:
         return None
+    return f"{label(bean)} is not in play ({rules.preset}, {rules.players} players)"
+
+
+def pile_shortfall(state: GameState, bean: str, already: Counter[str]) -> str | None:
+    """Why `bean` cannot be the next card off a tabletop draw pile, or None (RULES §4.4).
+    `already`: the beans named off the same pile earlier in the same command."""
+    problem = not_in_play(state, bean)
+    if problem is not None:
+        return problem
+    if state.unseen_beans().count(bean) - already[bean] > 0:
+        return None
+    if state.hands_unknown:
+        return f"no {label(bean)} can come off the draw pile: every {label(bean)} it could hold has been seen"
     return (
-        f"no {label(bean)} can be in the draw pile: all {rules.counts[bean]} "
+        f"no {label(bean)} can be in the draw pile: all {state.ruleset.counts[bean]} "
         f"{label(bean)} cards are accounted for elsewhere"
     )
+
+
+def hand_card_problem(
+    state: GameState, seat: int, position: int, bean: str, already: Counter[tuple[int, str]]
+) -> str | None:
+    """Why the card at `position` of `seat`'s hand cannot be `bean` (RULES §4.4), or None: a known
+    card is the bean it is; a card nobody has seen may be any bean of its draw pile not seen yet.
+    `already`: (pile, bean) pairs named for other cards of the same command. (A bean not in play
+    at all is `not_in_play`'s, RULES §2.)"""
+    card = state.players[seat].hand[position]
+    where = f"{state.name(seat)}'s card at hand position {position + 1}"
+    pile = pile_of(card)
+    if pile is None:
+        return None if card == bean else f"{where} is {label(card)}, not {label(bean)}"
+    if state.pools[pile].count(bean) - already[(pile, bean)] > 0:
+        return None
+    return f"{where} cannot be {label(bean)}: every {label(bean)} it could be has been seen"
+
+
+def possible_beans(state: GameState, card: str) -> tuple[str, ...]:
+    """The beans a hand card may be: itself when known, else the distinct beans its draw pile
+    has not shown yet (in bean-table order)."""
+    pile = pile_of(card)
+    if pile is None:
+        return (card,)
+    return tuple(dict.fromkeys(state.pools[pile]))

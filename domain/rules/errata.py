@@ -1,0 +1,206 @@
+"""Corrections (errata) of a tabletop game's record: facts of their own that change its entries.
+
+A game's stream holds its facts as they were decided, and `EntriesCorrected` facts. The entries of
+a game are its commands (`transcript.entries`), numbered from 0. A correction replaces, deletes or
+inserts entries; the entries it replaced stay in the store. The game *as corrected* applies each
+correction in turn to the game as it stood then: the corrected entries decided again from the
+start — from the first changed entry, since the facts before it cannot change. The game *as
+recorded* is the stream itself, in which a correction is a step that changes the table.
+
+Digital games take no corrections: the service dealt their cards. A seat's private notes of its
+own hand (`note-hand`) are its own: a correction may not change them, and a note that no longer
+fits its hand after a correction is emptied rather than refused (refusing would tell the host what
+the note said).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from . import commands as cmd
+from . import events as ev
+from .decide import decide
+from .errors import Forbidden, MalformedCommand, RuleViolation
+from .evolve import fold
+from .notation import describe_command
+from .state import TABLETOP, UNSEEN, GameState
+from .transcript import Entry, correction_command, entries
+
+
+class CorrectionRefused(RuleViolation):
+    """A correction after which an entry of the game would be illegal (`entry`, numbered in the
+    game as corrected, with its command): the host changes that entry in the same correction."""
+
+    def __init__(
+        self, violation: RuleViolation, entry: int, command: cmd.Command, text: str
+    ) -> None:
+        self.entry = entry
+        self.command = command
+        super().__init__(
+            violation.section,
+            f"after this correction, entry {entry} ({text}) is illegal: {violation.sentence}",
+        )
+
+
+class CorrectionMalformed(MalformedCommand):
+    """A correction whose corrected entry makes no sense in any game (a field or hand position
+    that does not exist there, say)."""
+
+
+@dataclass
+class Corrected:
+    """A game as corrected: its facts, and for each fact the number of the correction that changed
+    or inserted its entry (1 = the game's first correction), None for a fact as recorded."""
+
+    facts: list[ev.Event] = field(default_factory=list)
+    marks: list[int | None] = field(default_factory=list)
+    corrections: int = 0
+    tables: dict[int, list[ev.Event]] = field(default_factory=dict)
+    """For the stream index of each correction, the game's facts right after it (for showing the
+    game as recorded)."""
+
+
+def is_correctable(first: ev.GameStarted) -> bool:
+    """Whether a game takes corrections: a tabletop game (the table dealt its cards)."""
+    return first.mode == TABLETOP
+
+
+def effective(stream: Sequence[ev.Event]) -> list[ev.Event]:
+    """The game as corrected, from its stream (the facts as stored, corrections included)."""
+    if not any(isinstance(fact, ev.EntriesCorrected) for fact in stream):
+        return list(stream)
+    return corrected(stream).facts
+
+
+def corrected(stream: Sequence[ev.Event], *, keep_tables: bool = False) -> Corrected:
+    """The game as corrected, with the marks of what the corrections changed; `keep_tables` also
+    keeps the facts after each correction."""
+    game = Corrected()
+    for index, fact in enumerate(stream):
+        if isinstance(fact, ev.EntriesCorrected):
+            game.corrections += 1
+            changes = correction_command(fact).changes
+            game.facts, game.marks = _apply(game.facts, game.marks, changes, game.corrections)
+            if keep_tables:
+                game.tables[index] = list(game.facts)
+        else:
+            game.facts.append(fact)
+            game.marks.append(None)
+    return game
+
+
+def decide_correction(stream: Sequence[ev.Event], command: cmd.Correct | cmd.Undo) -> ev.Event:
+    """The fact that records `command` on a game whose stream is `stream`: RuleViolation (or
+    CorrectionRefused naming the entry) if the corrected game would be illegal, MalformedCommand
+    for changes that name no entry, Forbidden for a game that takes no corrections."""
+    facts = effective(stream)
+    first = facts[0]
+    assert isinstance(first, ev.GameStarted), "a game's facts start with GameStarted"
+    if not is_correctable(first):
+        raise Forbidden("digital games take no corrections: the service dealt their cards")
+    found = entries(facts, tabletop=True)
+    changes = _undo(found) if isinstance(command, cmd.Undo) else command.changes
+    _check(found, changes)
+    new, _ = _apply(facts, [None] * len(facts), changes, 0, found)
+    replaced = [
+        None if change.action == cmd.INSERT else found[change.entry].command.to_dict()
+        for change in changes
+    ]
+    table = fold(new).to_dict()
+    return ev.EntriesCorrected([change.to_dict() for change in changes], replaced, table)
+
+
+def _undo(found: list[Entry]) -> tuple[cmd.Change, ...]:
+    """Take back the last entry (the host's: a seat's note is its own)."""
+    for index in range(len(found) - 1, -1, -1):
+        if not isinstance(found[index].command, cmd.NoteHand):
+            return (cmd.Change(index, cmd.DELETE),)
+    raise MalformedCommand("nothing has been entered yet: there is no entry to take back")
+
+
+def _check(found: list[Entry], changes: Sequence[cmd.Change]) -> None:
+    count = len(found)
+    changed: set[int] = set()
+    for change in changes:
+        last = count if change.action == cmd.INSERT else count - 1
+        if not 0 <= change.entry <= last:
+            shown = f"entries 0–{count - 1}" if count else "no entries yet"
+            raise MalformedCommand(
+                f"there is no entry {change.entry} to {change.action}: the game has {shown}"
+                + (
+                    f" (insert at {count} adds one at the end)"
+                    if change.action == cmd.INSERT
+                    else ""
+                )
+            )
+        if change.action == cmd.INSERT:
+            if isinstance(change.command, cmd.NoteHand):
+                raise MalformedCommand("a seat notes its own hand; the host cannot")
+            continue
+        if change.entry in changed:
+            raise MalformedCommand(f"entry {change.entry} is changed twice in one correction")
+        changed.add(change.entry)
+        if isinstance(found[change.entry].command, cmd.NoteHand) or isinstance(
+            change.command, cmd.NoteHand
+        ):
+            raise MalformedCommand(
+                f"entry {change.entry} is a seat's note of its own hand: only that seat changes it"
+            )
+        if isinstance(found[change.entry].command, cmd.Deal) and change.action == cmd.DELETE:
+            raise MalformedCommand("the deal cannot be deleted, only corrected")
+
+
+def _apply(
+    facts: list[ev.Event],
+    marks: list[int | None],
+    changes: Sequence[cmd.Change],
+    number: int,
+    found: list[Entry] | None = None,
+) -> tuple[list[ev.Event], list[int | None]]:
+    """The facts and marks after `changes`: the entries before the first change keep their facts;
+    from there on, the corrected entries are decided again. Changed and inserted entries get mark
+    `number`; the others keep theirs."""
+    found = entries(facts, tabletop=True) if found is None else found
+    start = min(change.entry for change in changes)
+    commands: list[tuple[cmd.Command, int | None]] = []
+    for index in range(start, len(found) + 1):
+        for change in changes:
+            if change.entry == index and change.action == cmd.INSERT:
+                assert change.command is not None
+                commands.append((change.command, number))
+        if index == len(found):
+            break
+        replaced = next((c for c in changes if c.entry == index and c.action != cmd.INSERT), None)
+        if replaced is None:
+            commands.append((found[index].command, marks[found[index].first]))
+        elif replaced.action == cmd.REPLACE:
+            assert replaced.command is not None
+            commands.append((replaced.command, number))
+    cut = found[start].first if start < len(found) else len(facts)
+    new_facts = list(facts[:cut])
+    new_marks = list(marks[:cut])
+    state = fold(new_facts)
+    names = [player.name for player in state.players]
+    for offset, (command, mark) in enumerate(commands):
+        try:
+            decided = decide(state, command)
+        except (RuleViolation, MalformedCommand) as error:
+            if isinstance(command, cmd.NoteHand):  # a note that no longer fits is emptied
+                decided = _empty_note(state, command.seat)
+            elif isinstance(error, RuleViolation):
+                text = describe_command(command, names)
+                raise CorrectionRefused(error, start + offset, command, text) from None
+            else:
+                raise CorrectionMalformed(
+                    f"after this correction, entry {start + offset} "
+                    f"({describe_command(command, names)}) makes no sense: {error}"
+                ) from None
+        state = fold(decided, state)
+        new_facts += decided
+        new_marks += [mark] * len(decided)
+    return new_facts, new_marks
+
+
+def _empty_note(state: GameState, seat: int) -> list[ev.Event]:
+    return [ev.HandNoted(seat, [UNSEEN] * len(state.players[seat].hand))]
