@@ -16,10 +16,10 @@ from flask import Response, current_app, g, jsonify, request
 from domain.application import AlreadyApplied, RecordedFact
 from domain.request_keys import AppliedRequest
 from domain.rules import events as ev
-from domain.rules.commands import Deal, parse_command
+from domain.rules.commands import Correct, Deal, NoteHand, Undo, parse_command
 from domain.rules.errors import BohnanzaError, Conflict
 from domain.rules.legal import Legal
-from domain.rules.state import TABLETOP, GameState
+from domain.rules.state import KNOWN_HANDS, TABLETOP, GameState
 from projections import queries
 from projections.views import (
     AUDITOR_VIEWER,
@@ -261,6 +261,7 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
             seed=body.get("seed"),
             deck=body.get("deck"),
             game_id=game_id,
+            hands=body["hands"],
         )
     service.after_write()
     started = outcome.facts[0]
@@ -394,13 +395,22 @@ def _expected_version(body: dict[str, Any]) -> int | None:
     return version
 
 
+SEATLESS = (Deal.type, Correct.type, Undo.type)
+"""Commands of the host that act for no seat: the deal and corrections."""
+CARDS_OFF_THE_PILE = ("reveal", "draw")
+
+
 def _authorize_host(state: GameState, body: dict[str, Any]) -> None:
     """The host of a tabletop game acts for the seat it names; chance steps default to the
-    active seat. A digital game's host cannot act (403)."""
+    active seat. A digital game's host cannot act (403), and a seat's notes are its own."""
     if state.mode != TABLETOP:
         raise forbidden("in digital games only a seat's own token can give commands")
     kind = body["type"]
-    if "seat" not in body and kind != Deal.type:
+    if kind == NoteHand.type:
+        raise forbidden(
+            "a seat notes its own hand from its own device (its token); the host cannot"
+        )
+    if "seat" not in body and kind not in SEATLESS:
         if kind not in ("reveal", "draw"):
             raise ApiError(
                 422,
@@ -411,13 +421,27 @@ def _authorize_host(state: GameState, body: dict[str, Any]) -> None:
         body["seat"] = state.active
 
 
-def _authorize_seat(caller: Caller, body: dict[str, Any]) -> None:
-    """A seat acts for itself only (the body names it, or it was filled in)."""
-    if body["type"] == Deal.type:
+def _authorize_seat(caller: Caller, started: ev.GameStarted, body: dict[str, Any]) -> None:
+    """A seat acts for itself only (the body names it, or it was filled in). In a tabletop game
+    with known hands, only the host names the cards that come off the pile: a seat's entry is
+    refused before anything is checked, so that no answer tells a seat where the other copies of
+    a card are (the host entered every hand). With unknown hands, every card the game knows was
+    shown to the table, so a seat may enter its own reveals and draws."""
+    kind = body["type"]
+    if kind == Deal.type:
         raise forbidden("only the host of a tabletop game enters the dealt hands")
+    if kind in (Correct.type, Undo.type):
+        raise forbidden("only the host of a tabletop game corrects its record")
     if body["seat"] != caller.seat:
         raise forbidden(
             f"this token is seat {caller.seat}'s; it cannot act for seat {body['seat']}"
+        )
+    known = started.mode == TABLETOP and started.hands == KNOWN_HANDS
+    if known and kind in CARDS_OFF_THE_PILE:
+        raise forbidden(
+            "in a tabletop game with known hands only the host names the cards that come off "
+            "the pile: the host entered every hand, so a card a seat names could only be "
+            "checked against cards that seat may not know"
         )
 
 
@@ -503,7 +527,7 @@ def _execute(
     if caller.role == HOST:
         _authorize_host(service.views.view(game_id, HOST_VIEWER)[0], body)
     else:
-        _authorize_seat(caller, body)
+        _authorize_seat(caller, service.views.started(game_id), body)
     command = parse_command(body)
     try:
         outcome = service.app.execute(game_id, command, expected_version=expected, request_key=key)
@@ -553,7 +577,7 @@ def _stored_answer(
     own, so reading one's writes with it still works."""
     viewer = _commanding_viewer(caller)
     facts = service.views.facts(game_id)[applied.first_version - 1 : applied.last_version]
-    at = service.views.replay(game_id).view_at(applied.last_version, viewer)
+    at = service.views.view_at(game_id, viewer, applied.last_version)
     view = _view_document(at, viewer, applied.last_version)
     return _command_answer(game_id, service.app.position(), facts, viewer, view)
 

@@ -14,6 +14,10 @@ from uuid import UUID, uuid4
 from flask import Response
 
 from domain.rules import events as ev
+from domain.rules.commands import Command, NoteHand
+from domain.rules.notation import describe_command
+from domain.rules.state import TABLETOP, UNSEEN
+from domain.rules.transcript import entries
 from projections.views import HOST, SEAT, Viewer, render
 from replays import annotations, forks
 from replays.steps import Replay, Step, UnknownKind
@@ -50,22 +54,40 @@ def _step(step: Step) -> dict[str, Any]:
         "actor": step.actor,
         "kind": step.kind,
         "summary": step.summary,
+        "corrected": step.corrected,
+        "entry": step.entry,
     }
 
 
+def _replay(game_id: UUID, query: dict[str, Any]) -> Replay:
+    """The game to step through, as corrected or (`as=recorded`) as recorded."""
+    return services().views.replay(game_id, as_recorded=query.get("as") == "recorded")
+
+
 def _viewer(game_id: UUID, query: dict[str, Any]) -> tuple[Replay, Viewer]:
-    replay = services().views.replay(game_id)
+    replay = _replay(game_id, query)
     viewer = viewer_for(game_id, caller_for(game_id), perspective=query.get("perspective"))
     return replay, viewer
 
 
 @blp.route("/games/<uuid:game_id>/steps", methods=["GET"])
+@blp.arguments(schemas.StepsQuerySchema, location="query")
 @blp.response(200, schemas.StepListSchema)
-@documented(blp, 401, 404)
-def steps(game_id: UUID) -> dict[str, Any]:
-    """Every step of the game with its turn, phase, actor and a public one-line summary."""
-    replay = services().views.replay(game_id)
+@documented(blp, 401, 404, 422)
+def steps(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+    """Every step of the game with its turn, phase, actor and a public one-line summary.
+
+    A corrected tabletop game's steps are those of the game as corrected (each step marked with
+    the correction that changed its entry), or with `as=recorded` the entries as they were made,
+    each correction a step of its own."""
+    replay = _replay(game_id, query)
+    corrections = sum(
+        isinstance(recorded.fact, ev.EntriesCorrected)
+        for recorded in services().views.facts(game_id)
+    )
     return {
+        "as": query["as"],
+        "corrections": corrections,
         "steps": [_step(step) for step in replay.steps()],
         "turns": list(replay.turns()),
         "over": replay.is_over,
@@ -73,8 +95,52 @@ def steps(game_id: UUID) -> dict[str, Any]:
     }
 
 
+@blp.route("/games/<uuid:game_id>/entries", methods=["GET"])
+@blp.response(200, schemas.EntryListSchema)
+@documented(blp, 401, 403, 404)
+@blp.doc(security=TOKEN_AUDITOR_OR_NONE)
+def list_entries(game_id: UUID) -> dict[str, Any]:
+    """The entries of a tabletop game, as corrections name them.
+
+    For its host (who entered them) while it runs; for everyone once every card is open (see
+    export_record), or with the server's auditor secret."""
+    caller = caller_for(game_id)
+    started = services().views.started(game_id)
+    host = caller is not None and caller.role == HOST and started.mode == TABLETOP
+    if not (host or open_to_all(game_id) or _auditor_rights()):
+        raise forbidden(
+            "a game's entries name every card: they are the host's (of a tabletop game) while "
+            "it runs, and open to everyone once it is over"
+        )
+    views = services().views
+    facts = views.corrected(game_id)
+    replay = views.replay(game_id)
+    found = entries(facts, tabletop=True)
+    return {
+        "entries": [
+            {
+                "entry": number,
+                "command": _entry_command(entry.command),
+                "text": describe_command(entry.command, started.seats),
+                "first_step": entry.first + 1,
+                "last_step": entry.stop,
+                "corrected": replay.marks[entry.first],
+            }
+            for number, entry in enumerate(found)
+        ],
+        "version": len(views.facts(game_id)),
+    }
+
+
+def _entry_command(command: Command) -> dict[str, Any]:
+    """An entry's command as JSON: a seat's note shows no cards (they are that seat's alone)."""
+    if isinstance(command, NoteHand):
+        return NoteHand(command.seat, (UNSEEN,) * len(command.cards)).to_dict()
+    return command.to_dict()
+
+
 @blp.route("/games/<uuid:game_id>/steps/<count:position>", methods=["GET"])
-@blp.arguments(schemas.PerspectiveQuerySchema, location="query")
+@blp.arguments(schemas.ReplayQuerySchema, location="query")
 @blp.response(200, schemas.StepDetailSchema)
 @documented(blp, 401, 403, 404, 422)
 @blp.doc(security=TOKEN_AUDITOR_OR_NONE)
@@ -86,8 +152,11 @@ def step_detail(query: dict[str, Any], game_id: UUID, position: int) -> dict[str
     rights = _auditor_rights()
     view = replay.view_at(position, viewer, auditor_rights=rights)
     changed = replay.changes(position, viewer, auditor_rights=rights)
-    facts = replay.facts
-    notes = annotations.notes_for(services().app, game_id, facts, viewer, step=position)
+    notes = (  # notes are on the steps of the game as corrected
+        []
+        if replay.recorded is not None
+        else annotations.notes_for(services().app, game_id, replay.facts, viewer, step=position)
+    )
     return {
         "step": _step(changed.step),
         "summary": changed.summary,
@@ -111,7 +180,7 @@ def jump(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     The first of turn `turn` (a turn the game does not have is a 404 naming the turns it has),
     or the next (previous) fact of `kind` after (before) step `from` (`position` null when there
     is none)."""
-    replay = services().views.replay(game_id)
+    replay = _replay(game_id, query)
     if "turn" in query:
         return {"position": replay.turn_start(query["turn"])}
     start = query.get("from", 0 if query["direction"] == "next" else len(replay) + 1)
@@ -126,7 +195,7 @@ def jump(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 
 
 @blp.route("/games/<uuid:game_id>/timeline", methods=["GET"])
-@blp.arguments(schemas.PerspectiveQuerySchema, location="query")
+@blp.arguments(schemas.ReplayQuerySchema, location="query")
 @blp.response(200, schemas.TimelineSchema)
 @documented(blp, 401, 403, 404, 422)
 @blp.doc(security=TOKEN_AUDITOR_OR_NONE)

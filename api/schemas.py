@@ -10,10 +10,10 @@ from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, vali
 
 from domain.rules import names
 from domain.rules.beans import BEANS
-from domain.rules.commands import COMMAND_TYPES
+from domain.rules.commands import ACTIONS, COMMAND_TYPES
 from domain.rules.events import EVENT_TYPES
 from domain.rules.rulesets import DEFAULT_PRESET, PRESETS
-from domain.rules.state import DIGITAL, MODES, UNKNOWN, Phase
+from domain.rules.state import DIGITAL, HANDS, KNOWN_HANDS, MODES, UNKNOWN, UNSEEN, Phase
 
 
 def integer(**kwargs: Any) -> fields.Integer:
@@ -62,6 +62,11 @@ NAME = {"validate": [validate.Length(min=1, max=names.MAX_NAME), printable]}
 
 def _beans(**kwargs: object) -> fields.List:
     return fields.List(fields.String(validate=validate.OneOf(list(BEANS))), **kwargs)
+
+
+def _cards(**kwargs: object) -> fields.List:
+    """Beans, or "?" for a card nobody has seen (the draws of a game with unknown hands)."""
+    return fields.List(fields.String(validate=validate.OneOf([*BEANS, UNSEEN])), **kwargs)
 
 
 class ErrorSchema(Schema):
@@ -121,6 +126,16 @@ class GameCreateSchema(Schema):
         metadata={"description": "Digital games: the seed of every shuffle (default: random)"},
     )
     deck = _beans(metadata={"description": "Digital games: an explicit deck order, top card first"})
+    hands = fields.String(
+        load_default=KNOWN_HANDS,
+        validate=validate.OneOf(HANDS),
+        metadata={
+            "description": "Tabletop games: `known` (the host enters every card dealt and "
+            "drawn) or `unknown` (the recorder does not see the hands: the deal and the draws "
+            "into a hand are counted, and a card is named when the table shows it — planted, "
+            "traded, discarded, or shown at the end). See the README on who may name cards"
+        },
+    )
 
 
 def _command_types() -> str:
@@ -162,14 +177,27 @@ class CommandSchema(Schema):
         validate=validate.OneOf(list(BEANS)),
         metadata={
             "description": "plant: the bean expected (null: whatever comes; required for the "
-            "duel's offered and drawn cards); discard-offered: the offered card discarded"
+            "duel's offered and drawn cards, and for a front card nobody has seen); "
+            "discard-offered: the offered card discarded; discard-from-hand: the bean discarded "
+            "(required for a card nobody has seen)"
         },
     )
-    cards = _beans(
+    cards = _cards(
         allow_none=True,
         metadata={
             "description": "Tabletop reveal, draw: the cards turned up, in order, as many as "
-            "`legal.chance.count` (null or absent in a digital game, where the deck decides)"
+            "`legal.chance.count` (null or absent in a digital game, where the deck decides, and "
+            'for a draw in a game with unknown hands, which may also name them "?"); '
+            'note-hand: the seat\'s hand, front first, a bean or "?" for each card; '
+            "show-hand: the seat's hand at the end, every bean"
+        },
+    )
+    hand_beans = _beans(
+        allow_none=True,
+        metadata={
+            "description": "offer, accept: the beans of the hand cards given, in the order of "
+            "`hand`: required for cards nobody has seen (a game with unknown hands), checked "
+            "for known ones; an accept may leave them out when its offer's wants decide"
         },
     )
     to = integer(metadata={"description": "offer: the seat offered to"}, **SEAT_NUMBER)
@@ -206,12 +234,34 @@ class CommandSchema(Schema):
         _beans(),
         metadata={"description": "Tabletop deal: each seat's hand, by seat, front card first"},
     )
+    changes = fields.List(
+        fields.Nested(lambda: ChangeRequestSchema()),
+        validate=validate.Length(min=1, max=100),
+        metadata={
+            "description": "correct: the changes, applied together; each replaces, deletes or "
+            "inserts (before) one entry, numbered from 0 in the game as it stands (GET "
+            "/api/games/{game_id}/entries)"
+        },
+    )
     expected_version = integer(
         validate=validate.Range(min=1),
         load_only=True,
         metadata={
             "description": "Refuse with 412 unless the game is at this version (or If-Match)"
         },
+    )
+
+
+class ChangeRequestSchema(Schema):
+    class Meta:
+        description = "One change of a correction"
+
+    entry = integer(required=True, validate=validate.Range(min=0, max=100_000))
+    action = fields.String(required=True, validate=validate.OneOf(ACTIONS))
+    command = fields.Nested(
+        lambda: CommandSchema(exclude=("expected_version", "changes")),
+        allow_none=True,
+        metadata={"description": "replace, insert: the entry's command (delete: none)"},
     )
 
 
@@ -429,10 +479,21 @@ class SeatViewSchema(Schema):
     seat = fields.Integer(required=True)
     name = fields.String(required=True)
     hand = fields.List(
-        fields.String(),
+        fields.String(allow_none=True),
         required=True,
         allow_none=True,
-        metadata={"description": "Front card first; null when the viewer may not see it"},
+        metadata={
+            "description": "Front card first; null when the viewer may not see it. In a game "
+            "with unknown hands a seat sees its own hand with null for each card it has not "
+            "noted (note-hand)"
+        },
+    )
+    hand_piles = fields.List(
+        fields.Integer(allow_none=True),
+        metadata={
+            "description": "A game with unknown hands: for each hand card, the draw pile it came "
+            "from (0: the deck; n: the pile the n-th reshuffle made), null for a known card"
+        },
     )
     hand_size = fields.Integer(required=True)
     fields_ = fields.List(
@@ -464,6 +525,15 @@ class OfferRangeSchema(Schema):
     revealed = fields.List(fields.String(), required=True)
     trade_area = fields.List(fields.String(), required=True)
     wants = fields.List(fields.String(), required=True)
+    hand_beans = fields.List(
+        fields.List(fields.String()),
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "A game with unknown hands: the beans each hand card may be (an "
+            "offer names them in `hand_beans`); null otherwise"
+        },
+    )
 
 
 class ChanceStepSchema(Schema):
@@ -550,6 +620,23 @@ class PileSchema(Schema):
     )
 
 
+class UnseenPileSchema(Schema):
+    pile = fields.Integer(
+        required=True, metadata={"description": "0: the deck; n: the n-th reshuffle's pile"}
+    )
+    beans = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        required=True,
+        metadata={
+            "description": "How many cards of each bean this pile holds that nobody has seen "
+            "yet: what its unseen cards may be (a bean none of them may be is left out)"
+        },
+    )
+    in_draw_pile = fields.Integer(required=True)
+    in_hands = fields.Integer(required=True)
+
+
 class ViewerSchema(Schema):
     kind = fields.String(required=True)
     seat = fields.Integer(required=True, allow_none=True)
@@ -580,6 +667,17 @@ class ViewSchema(Schema):
     seed = fields.Integer(allow_none=True)
     legal = fields.Nested(LegalSchema)
     version = fields.Integer(required=True)
+    hands = fields.String(
+        validate=validate.OneOf(["unknown"]),
+        metadata={"description": "Present in a game with unknown hands"},
+    )
+    unseen = fields.List(
+        fields.Nested(UnseenPileSchema),
+        metadata={
+            "description": "A game with unknown hands: for each draw pile it has had, the "
+            "beans nobody has seen yet and where those cards are (public)"
+        },
+    )
 
 
 EVENT_TYPE = fields.String(
@@ -715,9 +813,35 @@ class StepSchema(Schema):
     summary = fields.String(
         required=True, metadata={"example": "T12 Ana harvests field 1 (6 Blue) → 2 coins"}
     )
+    corrected = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The number of the correction (1 = the first) that changed or "
+            "inserted this step's entry; null for a step as recorded"
+        },
+    )
+    entry = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The entry (command, from 0) this step belongs to; null for the "
+            "start, and (as recorded) for a correction"
+        },
+    )
 
 
 class StepListSchema(Schema):
+    as_ = fields.String(
+        required=True,
+        data_key="as",
+        attribute="as",
+        validate=validate.OneOf(["corrected", "recorded"]),
+        metadata={"description": "Which game the steps are of (see `as` in the query)"},
+    )
+    corrections = fields.Integer(
+        required=True, metadata={"description": "How many corrections the game has had"}
+    )
     steps = fields.List(fields.Nested(StepSchema), required=True)
     turns = fields.List(fields.Integer(), required=True)
     over = fields.Boolean(required=True)
@@ -728,6 +852,36 @@ class StepListSchema(Schema):
             "record): the game is over, and so is every game it was forked from"
         },
     )
+
+
+class EntrySchema(Schema):
+    entry = fields.Integer(required=True, metadata={"description": "The entry's number, from 0"})
+    command = AsSent(
+        "Command",
+        required=True,
+        metadata={"description": "The command, as a correction would name it"},
+    )
+    text = fields.String(required=True, metadata={"example": "Ben plants Blue in field 2"})
+    first_step = fields.Integer(required=True, metadata={"description": "Its first step"})
+    last_step = fields.Integer(
+        required=True, metadata={"description": "Its last step (what followed from it included)"}
+    )
+    corrected = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The correction that changed or inserted it (null: as entered)"},
+    )
+
+
+class EntryListSchema(Schema):
+    class Meta:
+        description = (
+            "The entries of a tabletop game as corrected: every command, numbered from 0, as a "
+            "correction names them. A seat's notes of its own hand show no cards."
+        )
+
+    entries = fields.List(fields.Nested(EntrySchema), required=True)
+    version = fields.Integer(required=True)
 
 
 class ChangeSchema(Schema):
@@ -768,9 +922,31 @@ class StepDetailSchema(Schema):
     notes = fields.List(fields.Nested(NoteSchema), required=True)
 
 
+AS_QUERY = {
+    "data_key": "as",
+    "attribute": "as",
+    "load_default": "corrected",
+    "validate": validate.OneOf(["corrected", "recorded"]),
+    "metadata": {
+        "description": "A corrected tabletop game: `corrected` (default) steps through the game "
+        "as corrected; `recorded` through what was entered, in order, each correction a step"
+    },
+}
+
+
+class StepsQuerySchema(Schema):
+    as_ = fields.String(**AS_QUERY)
+
+
+class ReplayQuerySchema(PerspectiveQuerySchema):
+    as_ = fields.String(**AS_QUERY)
+
+
 class JumpQuerySchema(Schema):
     class Meta:
         description = "Give either `turn` or `kind` (with `direction` and `from`)."
+
+    as_ = fields.String(**AS_QUERY)
 
     turn = QueryInteger(
         validate=validate.Range(min=0, max=10_000),

@@ -16,6 +16,7 @@ from uuid import UUID
 
 from domain.application import Bohnanza, Outcome, RecordedFact
 from domain.rules import events as ev
+from domain.rules.errata import corrected, effective
 from domain.rules.state import GameState
 from projections.engine import projection_engine
 from projections.runner import CatchUpInBackground, Projector
@@ -38,9 +39,40 @@ game could reach hundreds of MB a worker, asked for by anyone stepping through o
 @dataclass
 class _Game:
     facts: list[RecordedFact] = field(default_factory=list)
+    """The stream: every stored fact, corrections included (the game as recorded)."""
+    corrected: list[ev.Event] = field(default_factory=list)
+    """The game as corrected, as of the stream held (the same facts when nothing was corrected)."""
+    marks: list[int | None] = field(default_factory=list)
+    """For each corrected fact, the correction that changed its entry (None: as recorded)."""
     views: dict[Viewer, tuple[int, ViewFold]] = field(default_factory=dict)
-    replay: Replay | None = None
+    """Each viewer's fold of the corrected facts, and how many of them it holds."""
+    replays: dict[bool, Replay] = field(default_factory=dict)
+    """The game to step through as corrected (False) and as recorded (True), for `facts`."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def was_corrected(self) -> bool:
+        return len(self.corrected) != len(self.facts) or any(self.marks)
+
+    def add(self, recorded: list[RecordedFact]) -> None:
+        """Facts read from the store or just stored: a correction refolds the game as corrected
+        (and every view of it); other facts carry it on."""
+        self.facts += recorded
+        self.replays.clear()
+        if any(isinstance(r.fact, ev.EntriesCorrected) for r in recorded):
+            game = corrected([r.fact for r in self.facts])
+            self.corrected, self.marks = game.facts, game.marks
+            self.views.clear()
+        else:
+            self.corrected += [r.fact for r in recorded]
+            self.marks += [None] * len(recorded)
+
+    def corrected_at(self, version: int) -> list[ev.Event]:
+        """The game as corrected when the stream was at `version`."""
+        later = self.facts[version:]
+        if not any(isinstance(r.fact, ev.EntriesCorrected) for r in later):
+            return self.corrected[: len(self.corrected) - len(later)]
+        return effective([r.fact for r in self.facts[:version]])
 
 
 class GameViews:
@@ -82,13 +114,20 @@ class GameViews:
         assert isinstance(first, ev.GameStarted)
         return first
 
-    def view(self, game_id: UUID, viewer: Viewer) -> tuple[GameState, int]:
-        """The viewer's view now, and the game version it reflects."""
+    def corrected(self, game_id: UUID) -> list[ev.Event]:
+        """The game as corrected now (NotFound for an unknown game)."""
         entry = self._entry(game_id)
         with entry.lock:
             self._refresh(game_id, entry)
+            return list(entry.corrected)
+
+    def view(self, game_id: UUID, viewer: Viewer) -> tuple[GameState, int]:
+        """The viewer's view now (of the game as corrected), and the game version it reflects."""
+        entry = self._entry(game_id)
+        with entry.lock:
+            self._refresh(game_id, entry)
+            view = self._folded_to(entry, viewer, len(entry.corrected))
             version = len(entry.facts)
-            view = self._folded_to(entry, viewer, version)
         assert view is not None  # the kept fold is never past the facts held
         return view, version
 
@@ -99,17 +138,24 @@ class GameViews:
         with entry.lock:
             if len(entry.facts) < version:
                 self._refresh(game_id, entry)
-            view = self._folded_to(entry, viewer, version)
-        return view if view is not None else self.replay(game_id).view_at(version, viewer)
+            if version == len(entry.facts):
+                view = self._folded_to(entry, viewer, len(entry.corrected))
+                if view is not None:
+                    return view
+            facts = entry.corrected_at(version)
+        view = ViewFold(viewer).apply_all(facts)
+        assert view is not None, "a game's facts start with GameStarted"
+        return view
 
     @staticmethod
-    def _folded_to(entry: _Game, viewer: Viewer, version: int) -> GameState | None:
-        """The viewer's kept fold brought on to `version`; None if it is past it already."""
+    def _folded_to(entry: _Game, viewer: Viewer, count: int) -> GameState | None:
+        """The viewer's kept fold of the corrected facts brought on to `count` of them; None if
+        it is past them already."""
         seen, fold = entry.views.get(viewer) or (0, ViewFold(viewer))
-        if seen > version:
+        if seen > count:
             return None
-        fold.apply_all(recorded.fact for recorded in entry.facts[seen:version])
-        entry.views[viewer] = (version, fold)
+        fold.apply_all(entry.corrected[seen:count])
+        entry.views[viewer] = (count, fold)
         return fold.state
 
     def record(self, game_id: UUID, outcome: Outcome) -> None:
@@ -119,16 +165,23 @@ class GameViews:
         entry = self._entry(game_id)
         with entry.lock:
             if recorded and len(entry.facts) == recorded[0].version - 1:
-                entry.facts += recorded
+                entry.add(recorded)
 
-    def replay(self, game_id: UUID) -> Replay:
-        """The game to step through, folded once per version (NotFound for an unknown game)."""
+    def replay(self, game_id: UUID, *, as_recorded: bool = False) -> Replay:
+        """The game to step through, folded once per version (NotFound for an unknown game): as
+        corrected, or `as_recorded` (the same, for a game never corrected)."""
         entry = self._entry(game_id)
         with entry.lock:
             self._refresh(game_id, entry)
-            if entry.replay is None or len(entry.replay) != len(entry.facts):
-                entry.replay = Replay([recorded.fact for recorded in entry.facts])
-            replay = entry.replay
+            recorded = as_recorded and entry.was_corrected
+            replay = entry.replays.get(recorded)
+            if replay is None:
+                if recorded:
+                    stream = [r.fact for r in entry.facts]
+                    replay = Replay(stream, recorded=corrected(stream, keep_tables=True))
+                else:
+                    replay = Replay(entry.corrected, marks=entry.marks)
+                entry.replays[recorded] = replay
         self._keep_replay(game_id, entry)
         return replay
 
@@ -140,10 +193,12 @@ class GameViews:
             self._replayed[game_id] = entry
             while len(self._replayed) > self.replays:
                 _, oldest = self._replayed.popitem(last=False)
-                oldest.replay = None
+                oldest.replays.clear()
 
     def _refresh(self, game_id: UUID, entry: _Game) -> None:
-        entry.facts += self.app.recorded_facts(game_id, after=len(entry.facts))
+        new = self.app.recorded_facts(game_id, after=len(entry.facts))
+        if new:
+            entry.add(new)
 
 
 class Services:

@@ -57,9 +57,10 @@ class Status:
         return max(self.store_position - self.position, 0)
 
 
-def default_projections() -> list[Projection]:
-    """Every projection the service keeps."""
-    return [Scoreboards()]
+def default_projections(app: Bohnanza) -> list[Projection]:
+    """Every projection the service keeps (reading a game's history from `app` when a
+    correction changes it)."""
+    return [Scoreboards(history=app.facts_up_to)]
 
 
 class Projector:
@@ -75,7 +76,7 @@ class Projector:
     ) -> None:
         self.app = app
         self.engine = engine
-        self.projections = {p.name: p for p in projections or default_projections()}
+        self.projections = {p.name: p for p in projections or default_projections(app)}
         self._owns_engine = owns_engine
         self._known: dict[str, int] = {}
         """Positions this projector last committed or read: a hint that saves a query per catch
@@ -271,6 +272,7 @@ class Projector:
                     stored.originator_id,
                     stored.timestamp,  # type: ignore[attr-defined]
                     stored.fact(),  # type: ignore[attr-defined]
+                    notification.originator_version,
                 )
             )
         return batch

@@ -9,6 +9,10 @@ the original follows the store's order, so a rebuild decides the same.
 A batch of facts is folded in memory over the rows it touches (loaded in one query), then each
 touched row is written once: new rows inserted, changed rows updated, all with executemany. Only
 the facts that change these tables are read from the store (`Scoreboards.topics`).
+
+A correction of a tabletop game (`EntriesCorrected`) changes facts already counted: the game's rows
+are counted again from its corrected facts (its history read from the store up to the correction),
+and each standing it counted in, or counts in now, is counted again from the stored rows.
 """
 
 from __future__ import annotations
@@ -21,13 +25,14 @@ from operator import attrgetter, itemgetter
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Connection, Table, bindparam, insert, select, update
+from sqlalchemy import Connection, Table, and_, bindparam, case, func, insert, select, update
 
 from domain.aggregate import STORED_TYPES
 from domain.rules import events as ev
+from domain.rules.errata import effective
 
 from .tables import games, leaderboard, scoreboard
-from .tracking import Recorded
+from .tracking import GameHistory, Recorded
 
 IN_PROGRESS = "in-progress"
 ENDED = "ended"
@@ -99,13 +104,17 @@ class Scoreboards:
             ev.ThirdFieldBought,
             ev.TurnEnded,
             ev.GameEnded,
+            ev.EntriesCorrected,
         )
     )
     tables: tuple[Table, ...] = (games, scoreboard, leaderboard)
 
+    def __init__(self, history: GameHistory | None = None) -> None:
+        self.history = history
+
     def process(self, connection: Connection, batch: Sequence[Recorded]) -> None:
         """Apply a batch of facts to the rows they touch and write each touched row once."""
-        tally = _Tally.load(connection, batch)
+        tally = _Tally.load(connection, batch, self.history)
         tally.apply_all(batch)
         tally.write(connection)
 
@@ -124,10 +133,15 @@ class _Game:
 class _Tally:
     """The rows one batch touches, as plain dicts ready to be written."""
 
-    def __init__(self, connection: Connection, stored: dict[UUID, _Game]) -> None:
+    def __init__(
+        self, connection: Connection, stored: dict[UUID, _Game], history: GameHistory | None
+    ) -> None:
         self.connection = connection
         self.games = stored
+        self.history = history
         self.standings: dict[StandingKey, list[int]] = {}
+        self.recount: set[StandingKey] = set()
+        """Standings a correction changed: counted again from the stored rows once written."""
         self.ended: dict[str, UUID] = {}
         """Digests of the games this batch ended (no copies): the originals of later copies."""
         self._apply: dict[type[ev.Event], Callable[[_Game, Recorded, Any], None]] = {
@@ -137,10 +151,13 @@ class _Tally:
             ev.ThirdFieldBought: _bought_field,
             ev.TurnEnded: _turn_ended,
             ev.GameEnded: self._ended,
+            ev.EntriesCorrected: self._corrected,
         }
 
     @classmethod
-    def load(cls, connection: Connection, batch: Sequence[Recorded]) -> _Tally:
+    def load(
+        cls, connection: Connection, batch: Sequence[Recorded], history: GameHistory | None = None
+    ) -> _Tally:
         """The stored rows of the games the batch continues (games it starts are new)."""
         starts: dict[UUID, bool] = {}  # whether the game's first fact in the batch starts it
         for _, run in groupby(batch, key=_GAME_NUMBER):
@@ -165,7 +182,7 @@ class _Tally:
             raise ProjectionError(f"facts of games never started: {sorted(map(str, missing))}")
         for game in stored.values():
             game.seats.sort(key=itemgetter("seat"))
-        return cls(connection, stored)
+        return cls(connection, stored, history)
 
     def apply_all(self, batch: Iterable[Recorded]) -> None:
         """Apply the facts in order; consecutive facts of one game share one look-up."""
@@ -185,40 +202,32 @@ class _Tally:
     def _started(self, r: Recorded, fact: ev.Event) -> _Game:
         if not isinstance(fact, ev.GameStarted):
             raise ProjectionError(f"game {r.game_id} has a {fact.kind} before its start")
-        row = {
-            "game_id": r.game_id,
-            "preset": fact.ruleset["preset"],
-            "players": len(fact.seats),
-            "mode": fact.mode,
-            "sandbox": fact.sandbox,
-            "seats": list(fact.seats),
-            "coins_visible": bool(fact.ruleset["coin_counts_visible"]),
-            "status": IN_PROGRESS,
-            "started_at": r.recorded_at,
-            "ended_at": None,
-            "turns": 1,
-            "winners": None,
-            "decided_by": None,
-            "digest": _digest("", fact),
-            "duplicate_of": None,
-        }
-        seats = [
-            {
-                "game_id": r.game_id,
-                "seat": seat,
-                "name": name,
-                "coins": 0,
-                "coins_earned": 0,
-                "harvests": 0,
-                "trades": 0,
-                "donations": 0,
-                "planted": 0,
-                "winner": False,
-            }
-            for seat, name in enumerate(fact.seats)
-        ]
+        row, seats = _fresh_rows(r, fact)
         game = self.games[r.game_id] = _Game(row, seats, new=True)
         return game
+
+    def _corrected(self, game: _Game, r: Recorded, fact: ev.EntriesCorrected) -> None:
+        """The game's rows counted again from its corrected facts, and its standings (before and
+        after) marked to be counted again."""
+        if self.history is None:
+            raise ProjectionError(f"game {r.game_id} was corrected: its history is needed")
+        corrected = effective(self.history(r.game_id, r.version))
+        started = corrected[0]
+        assert isinstance(started, ev.GameStarted)
+        self.recount |= _standing_keys(game.row)
+        ended_at, started_at = game.row["ended_at"], game.row["started_at"]
+        game.row, game.seats = _fresh_rows(r, started)
+        game.row["started_at"] = started_at
+        game.changed = game.seats_changed = True
+        apply = self._apply
+        kinds = _COUNTED_KINDS
+        for later in corrected[1:]:
+            if type(later) in kinds:
+                game.row["digest"] = _digest(game.row["digest"], later)
+                apply[type(later)](game, r, later)
+        if game.row["status"] == ENDED:
+            game.row["ended_at"] = ended_at or r.recorded_at
+            self.recount |= _standing_keys(game.row)
 
     def _ended(self, game: _Game, r: Recorded, fact: ev.GameEnded) -> None:
         row = game.row
@@ -289,8 +298,12 @@ class _Tally:
                     for seat in seats
                 ],
             )
+        for key in self.recount:
+            self.standings.pop(key, None)
         if self.standings:
             self._write_standings(connection)
+        for key in sorted(self.recount):
+            _recount(connection, key)
 
     def _write_standings(self, connection: Connection) -> None:
         names = sorted({name for name, _preset, _players in self.standings})
@@ -335,6 +348,109 @@ class _Tally:
 def _digest(before: str, fact: ev.Event) -> str:
     """The running digest of a game's facts after `fact` (`before`: the digest until then)."""
     return hashlib.sha256(f"{before}{fact!r}".encode()).hexdigest()
+
+
+def _fresh_rows(r: Recorded, fact: ev.GameStarted) -> tuple[Row, list[Row]]:
+    """A game's row and its seats' rows as its start makes them."""
+    row = {
+        "game_id": r.game_id,
+        "preset": fact.ruleset["preset"],
+        "players": len(fact.seats),
+        "mode": fact.mode,
+        "sandbox": fact.sandbox,
+        "seats": list(fact.seats),
+        "coins_visible": bool(fact.ruleset["coin_counts_visible"]),
+        "status": IN_PROGRESS,
+        "started_at": r.recorded_at,
+        "ended_at": None,
+        "turns": 1,
+        "winners": None,
+        "decided_by": None,
+        "digest": _digest("", fact),
+        "duplicate_of": None,
+    }
+    seats = [
+        {
+            "game_id": r.game_id,
+            "seat": seat,
+            "name": name,
+            "coins": 0,
+            "coins_earned": 0,
+            "harvests": 0,
+            "trades": 0,
+            "donations": 0,
+            "planted": 0,
+            "winner": False,
+        }
+        for seat, name in enumerate(fact.seats)
+    ]
+    return row, seats
+
+
+_COUNTED_SEATS = (
+    select(
+        func.count(),
+        func.sum(case((scoreboard.c.winner, 1), else_=0)),
+        func.sum(scoreboard.c.coins),
+        func.max(scoreboard.c.coins),
+    )
+    .select_from(scoreboard.join(games, games.c.game_id == scoreboard.c.game_id))
+    .where(
+        and_(
+            scoreboard.c.name == bindparam("name"),
+            games.c.preset == bindparam("preset"),
+            games.c.players == bindparam("players"),
+            games.c.status == ENDED,
+            games.c.sandbox.is_(False),
+            games.c.duplicate_of.is_(None),
+        )
+    )
+)
+_DELETE_STANDING = leaderboard.delete().where(
+    leaderboard.c.name == bindparam("key_name"),
+    leaderboard.c.preset == bindparam("key_preset"),
+    leaderboard.c.players == bindparam("key_players"),
+)
+
+
+def _recount(connection: Connection, key: StandingKey) -> None:
+    """One standing counted again from the stored rows of the games it counts (a correction
+    changed one of them)."""
+    name, preset, players = key
+    played, wins, total, best = connection.execute(
+        _COUNTED_SEATS, {"name": name, "preset": preset, "players": players}
+    ).one()
+    keys = {"key_name": name, "key_preset": preset, "key_players": players}
+    connection.execute(_DELETE_STANDING, keys)
+    if played:
+        connection.execute(
+            _INSERT_STANDING,
+            {
+                "name": name,
+                "preset": preset,
+                "players": players,
+                "games": played,
+                "wins": wins or 0,
+                "total_score": total or 0,
+                "best_score": best or 0,
+            },
+        )
+
+
+def _standing_keys(row: Row) -> set[StandingKey]:
+    """The standings an ended game's row counts in (none for a sandbox or a copy)."""
+    if row["status"] != ENDED or row["sandbox"] or row["duplicate_of"] is not None:
+        return set()
+    return {(name, row["preset"], row["players"]) for name in row["seats"]}
+
+
+_COUNTED_KINDS = frozenset(
+    fact_type
+    for fact_type in ev.EVENT_TYPES.values()
+    if STORED_TYPES[fact_type].TOPIC in Scoreboards.topics
+    and fact_type not in (ev.GameStarted, ev.EntriesCorrected)
+)
+"""The facts this projection counts after a game's start."""
 
 
 # --- one function per fact that changes a game already started --------------------------------

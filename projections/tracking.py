@@ -8,7 +8,7 @@ the other finds the position moved, rolls back and reads on from the new positio
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import NamedTuple, Protocol
 from uuid import UUID
@@ -39,6 +39,13 @@ class Recorded(NamedTuple):
     game_id: UUID
     recorded_at: datetime
     fact: ev.Event
+    version: int = 0
+    """The fact's version in its game (its place in the game's stream)."""
+
+
+GameHistory = Callable[[UUID, int], list[ev.Event]]
+"""A game's stored facts up to and including a version: what a projection reads again when a
+correction changes a game it has counted."""
 
 
 class Projection(Protocol):

@@ -19,6 +19,7 @@ seed: allowed only once the game is over, or to someone holding auditor rights (
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +29,17 @@ from domain.rules.evolve import evolve, fold
 from domain.rules.legal import Legal, OfferRange, host_legal_commands, legal_commands
 from domain.rules.notation import describe
 from domain.rules.rulesets import Ruleset
-from domain.rules.state import TABLETOP, UNKNOWN, GameState, Offer, Player, Result
+from domain.rules.state import (
+    TABLETOP,
+    UNKNOWN,
+    GameState,
+    Offer,
+    Player,
+    Result,
+    is_hidden,
+    note_of,
+    pile_of,
+)
 
 SEAT = "seat"
 PUBLIC = "public"
@@ -93,7 +104,15 @@ def _unknown(cards: Iterable[Any]) -> list[str]:
 
 def redact(fact: ev.Event, viewer: Viewer, mode: str) -> ev.Event:
     """`fact` as `viewer` saw it when it happened, in a game of this mode."""
-    if not type(fact).secret or sees_everything(viewer, mode):
+    if not type(fact).secret:
+        return fact
+    if isinstance(fact, ev.HandNoted):  # a seat's own note, for its own eyes only
+        if viewer.seat == fact.seat:
+            return ev.HandKnown(fact.seat, list(fact.cards))
+        return ev.HandNoted(fact.seat, _unknown(fact.cards))
+    if isinstance(fact, ev.EntriesCorrected):
+        return _correction_seen(fact, viewer)
+    if sees_everything(viewer, mode):
         return fact
     match fact:
         case ev.GameStarted():
@@ -112,6 +131,30 @@ def redact(fact: ev.Event, viewer: Viewer, mode: str) -> ev.Event:
         case ev.DiscardsReshuffled():
             return ev.DiscardsReshuffled([UNKNOWN] * fact.size, fact.size)
     return fact
+
+
+def _correction_seen(fact: ev.EntriesCorrected, viewer: Viewer) -> ev.EntriesCorrected:
+    """A correction without the table it leads to (nobody's view is folded from it), and for
+    anyone but the host and an auditor only which entries changed, not their cards."""
+    if viewer.kind in (HOST, AUDITOR):
+        return ev.EntriesCorrected(fact.changes, fact.replaced, None)
+    changes = [
+        {
+            "entry": change["entry"],
+            "action": change["action"],
+            "command": None
+            if change.get("command") is None
+            else {
+                key: change["command"][key] for key in ("type", "seat") if key in change["command"]
+            },
+        }
+        for change in fact.changes
+    ]
+    replaced = [
+        None if old is None else {key: old[key] for key in ("type", "seat") if key in old}
+        for old in fact.replaced
+    ]
+    return ev.EntriesCorrected(changes, replaced, None)
 
 
 class ViewFold:
@@ -178,7 +221,7 @@ def visible_part(state: GameState, viewer: Viewer) -> GameState:
         return state
     players = tuple(
         player
-        if _sees_hand(viewer, state.mode, seat)
+        if _sees_hand(viewer, state.mode, seat) or state.hands_unknown
         else player.replace(hand=(UNKNOWN,) * len(player.hand))
         for seat, player in enumerate(state.players)
     )
@@ -191,6 +234,26 @@ def visible_part(state: GameState, viewer: Viewer) -> GameState:
         draw_pile=(UNKNOWN,) * len(state.draw_pile),
         offers=offers,
     )
+
+
+def _render_unseen(view: GameState) -> list[dict[str, Any]]:
+    """A game with unknown hands: for each draw pile it has had, the beans nobody has seen yet and
+    where those cards are (public: every card named in such a game was shown to the table)."""
+    in_hands = [0] * len(view.pools)
+    for player in view.players:
+        for card in player.hand:
+            pile = pile_of(card)
+            if pile is not None:
+                in_hands[pile] += 1
+    return [
+        {
+            "pile": pile,
+            "beans": dict(Counter(beans)),
+            "in_draw_pile": len(view.draw_pile) if pile == view.reshuffles else 0,
+            "in_hands": in_hands[pile],
+        }
+        for pile, beans in enumerate(view.pools)
+    ]
 
 
 def render(view: GameState, viewer: Viewer) -> dict[str, Any]:
@@ -227,7 +290,10 @@ def render(view: GameState, viewer: Viewer) -> dict[str, Any]:
     }
     if rules.discard_pile_browsable or over or sees_everything(viewer, view.mode):
         document["discard_pile"]["cards"] = list(view.discard_pile)
-    if sees_everything(viewer, view.mode):  # a tabletop host: the cards no one has seen yet
+    if view.hands_unknown:
+        document["hands"] = "unknown"
+        document["unseen"] = _render_unseen(view)
+    elif sees_everything(viewer, view.mode):  # a tabletop host: the cards no one has seen yet
         document["draw_pile"]["cards"] = list(view.draw_pile)
     if viewer.kind == AUDITOR:
         document["seed"] = view.seed
@@ -246,6 +312,7 @@ def _render_offer_range(offer: OfferRange) -> dict[str, Any]:
         "revealed": list(offer.revealed),
         "trade_area": list(offer.trade_area),
         "wants": list(offer.wants),
+        "hand_beans": [list(beans) for beans in offer.hand_beans] if offer.hand_beans else None,
     }
 
 
@@ -282,26 +349,44 @@ def render_legal(legal: Legal) -> dict[str, Any]:
     }
 
 
-def _render_seat(view: GameState, seat: int, player: Player, viewer: Viewer) -> dict[str, Any]:
+def _render_hand(
+    view: GameState, seat: int, player: Player, viewer: Viewer
+) -> list[str | None] | None:
+    """The hand as the viewer may see it, front first, or None. In a game with unknown hands a
+    seat sees its own hand with null for each card it has not noted; anyone sees a hand whose
+    every card the table has seen (shown at the end)."""
+    hand = player.hand
+    if view.hands_unknown:
+        if viewer.seat == seat:
+            return [note_of(card) if is_hidden(card) else card for card in hand]
+        return None if any(is_hidden(card) for card in hand) else list(hand)
     # An empty hand holds no UNKNOWN card to tell, so the viewer's rights decide too: a hand
     # the viewer may not see is null, empty or not (its size is public anyway).
-    sees_hand = UNKNOWN not in player.hand and _sees_hand(viewer, view.mode, seat)
+    if UNKNOWN in hand or not _sees_hand(viewer, view.mode, seat):
+        return None
+    return list(hand)
+
+
+def _render_seat(view: GameState, seat: int, player: Player, viewer: Viewer) -> dict[str, Any]:
     coins_shown = (
         view.ruleset.coin_counts_visible
         or view.is_over
         or viewer.seat == seat
         or sees_everything(viewer, view.mode)
     )
-    return {
+    document = {
         "seat": seat,
         "name": player.name,
-        "hand": list(player.hand) if sees_hand else None,
+        "hand": _render_hand(view, seat, player, viewer),
         "hand_size": len(player.hand),
         "fields": [{"bean": field.bean, "count": field.count} for field in player.fields],
         "trade_area": list(player.trade_area),
         "coins": len(player.coins) if coins_shown else None,
         "bought_third_field": player.bought_field,
     }
+    if view.hands_unknown:
+        document["hand_piles"] = [pile_of(card) for card in player.hand]
+    return document
 
 
 def _render_offer(offer: Offer) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from eventsourcing.domain import Aggregate, event
 from domain.application import Bohnanza, Outcome
 from domain.rules import events as ev
 from domain.rules.audit import Problem
+from domain.rules.errata import effective
 from domain.rules.errors import Conflict, Forbidden, InvalidInput
 
 from .annotations import GUEST, Author, add_note, all_notes, check_note
@@ -50,7 +51,7 @@ def imported_game_id(facts: Sequence[ev.Event]) -> UUID:
     """The id an imported game is stored under: for an ended game, a digest of its facts, the
     same for the same game however its record is laid out (key order, spacing, the annotations
     beside it); for a game that has not ended, a random id (see the module's docstring)."""
-    if not isinstance(facts[-1], ev.GameEnded):
+    if not isinstance(effective(facts)[-1], ev.GameEnded):
         return uuid4()
     canonical = json.dumps(
         [[fact.kind, fact.payload()] for fact in facts], sort_keys=True, separators=(",", ":")

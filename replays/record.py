@@ -1,4 +1,4 @@
-"""The portable game record, format `bohnanza-record/1` (ARCHITECTURE §9).
+"""The portable game record, formats `bohnanza-record/1` and `/2` (ARCHITECTURE §9).
 
 A record is a JSON document, published as a JSON Schema in `record.schema.json`:
 
@@ -9,6 +9,12 @@ A record is a JSON document, published as a JSON Schema in `record.schema.json`:
 - `commands`: every command in order, in tabletop form — the deal and every reveal and draw name
   the cards that came off the pile, so a record reads card by card whatever its mode;
 - `result`: the recorded final standing, checked on import; `annotations`: passed through.
+
+Version 2 adds what tabletop recording with hidden hands and corrections needs: `header.hands`
+("unknown": no deal is named, a draw names "?" for each card, and the commands that show a hand
+card name its bean), the commands `note-hand`, `show-hand` and `correct` (a correction of the
+entries before it, which stay in the record as they were entered). A record using none of that is
+written as version 1, so that readers of version 1 still read it; both versions are read.
 
 Importing re-decides every command through the engine, so an import *is* an audit. A digital
 record is re-decided in digital form from its seed and deck (giving identical facts, reshuffle
@@ -37,7 +43,14 @@ from domain.rules import events as ev
 from domain.rules.beans import label
 from domain.rules.commands import Command, parse_command
 from domain.rules.decide import decide, start_game
-from domain.rules.errors import BohnanzaError, InvalidRuleset, MalformedCommand, RuleViolation
+from domain.rules.errata import decide_correction, effective
+from domain.rules.errors import (
+    BohnanzaError,
+    Forbidden,
+    InvalidRuleset,
+    MalformedCommand,
+    RuleViolation,
+)
 from domain.rules.evolve import fold, full_deck
 from domain.rules.names import NOT_PRINTABLE, name_problem, printable
 from domain.rules.notation import draw_table
@@ -49,10 +62,12 @@ from domain.rules.rulesets import (
     preset_differences,
     resolve_ruleset,
 )
-from domain.rules.state import DIGITAL, TABLETOP, GameState, Result
+from domain.rules.state import DIGITAL, KNOWN_HANDS, TABLETOP, GameState, Result
 from domain.rules.transcript import commands_from_facts
 
 FORMAT = "bohnanza-record/1"
+FORMAT_2 = "bohnanza-record/2"
+FORMATS = (FORMAT, FORMAT_2)
 SCHEMA_FILE = "record.schema.json"
 MAX_VALID_COMMANDS = 50_000
 
@@ -134,9 +149,21 @@ class Record:
     annotations: tuple[Mapping[str, Any], ...] = ()
     sandbox: bool = False
     """A what-if game (a fork): its header says so, and an import keeps it a sandbox."""
+    hands: str = KNOWN_HANDS
+
+    @property
+    def format(self) -> str:
+        """The oldest format that holds this record."""
+        newer = self.hands != KNOWN_HANDS or any(
+            isinstance(command, _VERSION_2_COMMANDS)
+            or getattr(command, "hand_beans", None) is not None
+            or (isinstance(command, cmd.DiscardFromHand) and command.bean is not None)
+            for command in self.commands
+        )
+        return FORMAT_2 if newer else FORMAT
 
     def to_dict(self) -> dict[str, Any]:
-        """The record as a `bohnanza-record/1` JSON document."""
+        """The record as a `bohnanza-record/1` (or `/2`) JSON document."""
         chance = None
         if self.mode == DIGITAL:
             chance = {"seed": self.seed, "deck": None if self.deck is None else list(self.deck)}
@@ -151,8 +178,10 @@ class Record:
         }
         if self.sandbox:  # only then: a played game's record is as it always was
             header["sandbox"] = True
+        if self.hands != KNOWN_HANDS:
+            header["hands"] = self.hands
         return {
-            "format": FORMAT,
+            "format": self.format,
             "header": header,
             "chance": chance,
             "commands": [command.to_dict() for command in self.commands],
@@ -172,6 +201,11 @@ class Replayed:
     @property
     def legal(self) -> bool:
         return self.failure is None
+
+    @property
+    def result(self) -> Result | None:
+        """The result of the game as corrected (None while it runs)."""
+        return self.state.result
 
 
 def result_of(ended: ev.GameEnded) -> Result:
@@ -201,11 +235,12 @@ def record_from_facts(
     place: str | None = None,
     tags: Iterable[str] = (),
 ) -> Record:
-    """The record of a game (finished or not) from its facts, which start with GameStarted."""
+    """The record of a game (finished or not) from its facts as stored, which start with
+    GameStarted (a corrected game's corrections are commands of the record, in their place)."""
     first = facts[0]
     if not isinstance(first, ev.GameStarted):
         raise RecordError(f"a game's facts start with GameStarted, not {first.kind}")
-    last = facts[-1]
+    last = effective(facts)[-1]
     return Record(
         ruleset=Ruleset.from_dict(first.ruleset),
         seats=tuple(first.seats),
@@ -220,6 +255,7 @@ def record_from_facts(
         tags=tuple(tags),
         annotations=tuple(dict(annotation) for annotation in annotations),
         sandbox=first.sandbox,
+        hands=first.hands,
     )
 
 
@@ -381,9 +417,11 @@ def parse_record(document: Any) -> Record:
     if not isinstance(document, dict):
         raise RecordError(f"a record is a JSON object, not {type(document).__name__}")
     version = document.get("format")
-    if version != FORMAT:
+    if version not in FORMATS:
         found = "no format" if version is None else f"format {version!r}"
-        raise RecordError(f"this service reads {FORMAT} records, not {found}", "$.format")
+        raise RecordError(
+            f"this service reads {' and '.join(FORMATS)} records, not {found}", "$.format"
+        )
     problem = _schema_problem(document)
     if problem is not None:
         raise problem
@@ -406,7 +444,10 @@ def parse_record(document: Any) -> Record:
             "$.header.start_seat",
         )
     ruleset = _ruleset(header["ruleset"], len(seats))
-    commands = _commands(document["commands"])
+    hands = header.get("hands", KNOWN_HANDS)
+    if hands != KNOWN_HANDS and header["mode"] != TABLETOP:
+        raise RecordError("only a tabletop game has unknown hands", "$.header.hands")
+    commands = _commands(document["commands"], hands)
     chance = document.get("chance") or {}
     deck = chance.get("deck")
     if deck is not None and sorted(deck) != sorted(full_deck(ruleset)):
@@ -415,7 +456,7 @@ def parse_record(document: Any) -> Record:
             f"({', '.join(f'{ruleset.counts[b]} {label(b)}' for b in ruleset.beans)})",
             "$.chance.deck",
         )
-    return Record(
+    record = Record(
         ruleset=ruleset,
         seats=seats,
         start_seat=start_seat,
@@ -429,7 +470,15 @@ def parse_record(document: Any) -> Record:
         tags=tuple(header.get("tags", ())),
         annotations=tuple(document.get("annotations", ())),
         sandbox=header.get("sandbox", False),
+        hands=hands,
     )
+    if record.format != version and version == FORMAT:
+        raise RecordError(
+            f"this record uses what {FORMAT_2} added (unknown hands, notes, hands shown, "
+            "corrections, hand_beans): its format must say so",
+            "$.format",
+        )
+    return record
 
 
 def _ruleset(data: dict[str, Any], players: int) -> Ruleset:
@@ -463,19 +512,58 @@ def _ruleset(data: dict[str, Any], players: int) -> Ruleset:
     return ruleset
 
 
-def _commands(items: list[dict[str, Any]]) -> tuple[Command, ...]:
+def _commands(items: list[dict[str, Any]], hands: str) -> tuple[Command, ...]:
     commands = []
     for position, item in enumerate(items):
         try:
             commands.append(parse_command(item))
         except MalformedCommand as error:
             raise RecordError(str(error), f"$.commands[{position}]") from None
-    if commands and not isinstance(commands[0], cmd.Deal):
+    if hands == KNOWN_HANDS and commands and not isinstance(commands[0], cmd.Deal):
         raise RecordError(
             f"a record's commands begin with the deal, not {commands[0].type!r}",
             "$.commands[0]",
         )
+    if hands != KNOWN_HANDS:
+        for position, command in enumerate(commands):
+            if isinstance(command, cmd.Deal):
+                raise RecordError(
+                    "a game with unknown hands names no deal: it was counted at the start",
+                    f"$.commands[{position}]",
+                )
     return tuple(commands)
+
+
+_VERSION_2_COMMANDS = (cmd.NoteHand, cmd.ShowHand, cmd.Correct)
+
+
+def effective_commands(commands: Sequence[Command]) -> list[Command]:
+    """A record's commands with each correction applied to the entries before it: the commands
+    of the game as corrected (no decision needed: a correction edits the list of entries)."""
+    entries: list[Command] = []
+    for command in commands:
+        if not isinstance(command, cmd.Correct):
+            entries.append(command)
+            continue
+        edited: list[Command] = []
+        for index in range(len(entries) + 1):
+            edited += [
+                c.command
+                for c in command.changes
+                if c.entry == index and c.action == cmd.INSERT and c.command is not None
+            ]
+            if index == len(entries):
+                break
+            change = next(
+                (c for c in command.changes if c.entry == index and c.action != cmd.INSERT), None
+            )
+            if change is None:
+                edited.append(entries[index])
+            elif change.action == cmd.REPLACE:
+                assert change.command is not None
+                edited.append(change.command)
+        entries = edited
+    return entries
 
 
 def _result(data: dict[str, Any] | None, players: int) -> Result | None:
@@ -511,20 +599,36 @@ def replay_record(record: Record, *, ruleset: Ruleset | None = None) -> Replayed
     digital = ruleset is None and record.mode == DIGITAL
     rules = record.ruleset if ruleset is None else ruleset
     chance: dict[str, Any] = (
-        {"seed": record.seed, "deck": record.deck} if digital else {"mode": TABLETOP}
+        {"seed": record.seed, "deck": record.deck}
+        if digital
+        else {"mode": TABLETOP, "hands": record.hands}
     )
     facts = start_game(
         rules, record.seats, start_seat=record.start_seat, sandbox=record.sandbox, **chance
     )
     state = fold(facts)
-    for position, command in enumerate(record.commands):
+    # Under another ruleset the corrections are applied first: the game as corrected is checked.
+    commands = record.commands if ruleset is None else effective_commands(record.commands)
+    for position, command in enumerate(commands):
         try:
-            new = _decide_digital(state, position, command) if digital else decide(state, command)
+            new = _decide(state, facts, position, command, digital)
         except (RuleViolation, MalformedCommand) as error:
             return Replayed(facts, state, Failure(position, command, error, state, len(facts)))
         facts += new
         state = fold(new, state)
     return Replayed(facts, state, None)
+
+
+def _decide(
+    state: GameState, facts: list[ev.Event], position: int, command: Command, digital: bool
+) -> list[ev.Event]:
+    """The facts of a record's command: a correction is decided on the record so far."""
+    if isinstance(command, cmd.Correct):
+        try:
+            return [decide_correction(facts, command)]
+        except Forbidden as error:
+            raise MalformedCommand(str(error)) from None
+    return _decide_digital(state, position, command) if digital else decide(state, command)
 
 
 def _cards(cards: Sequence[str]) -> str:
@@ -570,7 +674,7 @@ def import_facts(record: Record) -> list[ev.Event]:
     replayed = replay_record(record)
     if replayed.failure is not None:
         raise IllegalRecord(replayed.failure)
-    decided = replayed.state.result
+    decided = replayed.result
     if record.result is not None and decided != record.result:
         names = record.seats
         if decided is None:

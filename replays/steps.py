@@ -25,11 +25,22 @@ from itertools import islice
 from typing import Any
 
 from domain.rules import events as ev
+from domain.rules.errata import Corrected
 from domain.rules.errors import Forbidden, InvalidInput, NotFound
 from domain.rules.evolve import fold, scan
 from domain.rules.notation import describe
-from domain.rules.state import UNKNOWN, GameState, Phase
-from projections.views import AUDITOR, PUBLIC_VIEWER, SEAT, Viewer, may_audit, redact, render
+from domain.rules.state import TABLETOP, UNKNOWN, GameState, Phase
+from domain.rules.transcript import entries
+from projections.views import (
+    AUDITOR,
+    PUBLIC_VIEWER,
+    SEAT,
+    Viewer,
+    may_audit,
+    redact,
+    render,
+    view_of,
+)
 
 CHECKPOINT_EVERY = 32
 """Steps between kept tables. bench/replay.py, 5-player game of 1,079 facts, one seat: building a
@@ -64,6 +75,12 @@ class Step:
     kind: str
     summary: str
     """Public text, e.g. "T12 Ana harvests field 1 (6 Blue) → 2 coins"."""
+    corrected: int | None = None
+    """The number of the correction that changed or inserted this step's entry (1 = the game's
+    first correction), None for a step as recorded."""
+    entry: int | None = None
+    """The entry (command, from 0) the step belongs to: None for the start of the game, and in
+    a game stepped through as recorded."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,8 +188,14 @@ def event_kind(kind: str) -> str:
 class _Timeline:
     """One viewer's redacted facts and tables: checkpoints, and a cursor at the last step asked."""
 
-    def __init__(self, facts: tuple[ev.Event, ...], every: int) -> None:
+    def __init__(
+        self, facts: tuple[ev.Event, ...], every: int, shown: tuple[ev.Event, ...] = ()
+    ) -> None:
         self.facts = facts
+        """What the viewer's tables are folded from."""
+        self.shown = shown or facts
+        """The facts as the viewer saw them (a correction as such, where `facts` holds the table
+        it led to)."""
         self.every = every
         self.checkpoints: list[GameState | None] = [None]
         """checkpoints[i] is the table at step i * every (nothing before step 1)."""
@@ -222,15 +245,29 @@ class _Timeline:
 
 
 class Replay:
-    """A recorded game to step through, for any viewer, folded from its facts once."""
+    """A recorded game to step through, for any viewer, folded from its facts once.
 
-    def __init__(self, facts: Sequence[ev.Event], *, checkpoint_every: int = CHECKPOINT_EVERY):
+    A corrected tabletop game is stepped through as corrected (its corrected facts, with `marks`
+    saying which correction changed each step's entry) or as recorded (its stream: pass
+    `recorded`, the game's `errata.corrected(stream, keep_tables=True)`; a correction is then a
+    step after which each viewer's table is the one folded from the corrected facts it may see)."""
+
+    def __init__(
+        self,
+        facts: Sequence[ev.Event],
+        *,
+        checkpoint_every: int = CHECKPOINT_EVERY,
+        marks: Sequence[int | None] = (),
+        recorded: Corrected | None = None,
+    ):
         first = facts[0] if facts else None
         if not isinstance(first, ev.GameStarted):
             raise ValueError("a game's facts start with GameStarted")
         if checkpoint_every < 1:
             raise ValueError("checkpoint_every must be at least 1")
         self.facts: tuple[ev.Event, ...] = tuple(facts)
+        self.marks: tuple[int | None, ...] = tuple(marks) or (None,) * len(self.facts)
+        self.recorded = recorded
         self.names: tuple[str, ...] = tuple(first.seats)
         self.mode: str = first.mode
         self.checkpoint_every = checkpoint_every
@@ -243,7 +280,9 @@ class Replay:
 
     @property
     def is_over(self) -> bool:
-        """Whether the record holds the whole game (its last fact is GameEnded)."""
+        """Whether the record holds the whole game (it has ended, as corrected)."""
+        if self.recorded is not None:
+            return bool(self.recorded.facts) and isinstance(self.recorded.facts[-1], ev.GameEnded)
         return isinstance(self.facts[-1], ev.GameEnded)
 
     # --- steps --------------------------------------------------------------------------------
@@ -258,7 +297,11 @@ class Replay:
         public = self._timeline(PUBLIC_VIEWER)
         names = self.names
         before: GameState | None = None
-        for position, fact in enumerate(public.facts, start=1):
+        entry_of: dict[int, int] = {}
+        if self.recorded is None:
+            found = entries(self.facts, tabletop=self.mode == TABLETOP)
+            entry_of = {i: n for n, e in enumerate(found) for i in range(e.first, e.stop)}
+        for position, fact in enumerate(public.shown, start=1):
             after = public.view_at(position)
             table = after if before is None else before
             summary = describe(fact, names)
@@ -269,6 +312,8 @@ class Replay:
                 actor_of(fact),
                 fact.kind,
                 f"T{table.turn} {summary}",
+                self.marks[position - 1],
+                entry_of.get(position - 1),
             )
             before = after
 
@@ -285,7 +330,7 @@ class Replay:
 
     def fact_at(self, position: int, viewer: Viewer, *, auditor_rights: bool = False) -> ev.Event:
         """Step `position`'s fact as `viewer` saw it."""
-        return self._allowed(viewer, auditor_rights).facts[self._checked(position) - 1]
+        return self._allowed(viewer, auditor_rights).shown[self._checked(position) - 1]
 
     def view_at(self, position: int, viewer: Viewer, *, auditor_rights: bool = False) -> GameState:
         """The table after step `position`, folded from the facts `viewer` saw: every card the
@@ -303,7 +348,7 @@ class Replay:
             before = _rendered(timeline.view_at(position - 1), viewer) if position > 1 else {}
         after = _rendered(timeline.view_at(position), viewer)
         timeline.rendered = (position, after)
-        fact = timeline.facts[position - 1]
+        fact = timeline.shown[position - 1]
         line = describe(fact, self.names, show_hidden=_hides_nothing(list(fact.payload().values())))
         return StepChanges(step, fact, f"T{step.turn} {line}", tuple(diff(before, after)))
 
@@ -331,11 +376,25 @@ class Replay:
             if timeline is None:
                 mode = self.mode
                 # Only facts that declare secret fields are redacted; the rest are public whole.
-                redacted = tuple(
+                shown = tuple(
                     redact(fact, viewer, mode) if type(fact).secret else fact for fact in self.facts
                 )
-                timeline = self._timelines[viewer] = _Timeline(redacted, self.checkpoint_every)
+                folded = shown
+                if self.recorded is not None:
+                    folded = tuple(
+                        self._replaced(index, viewer)
+                        if isinstance(fact, ev.EntriesCorrected)
+                        else fact
+                        for index, fact in enumerate(shown)
+                    )
+                timeline = self._timelines[viewer] = _Timeline(folded, self.checkpoint_every, shown)
             return timeline
+
+    def _replaced(self, index: int, viewer: Viewer) -> ev.Event:
+        """A correction of the game as recorded, as `viewer` saw it: its table after it, folded
+        from the corrected facts the viewer may see."""
+        assert self.recorded is not None, "a correction is stepped through as recorded"
+        return ev.TableReplaced(view_of(self.recorded.tables[index], viewer))
 
     # --- jumps --------------------------------------------------------------------------------
 

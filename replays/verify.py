@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.rules import events as ev
-from domain.rules.audit import Problem, audit
+from domain.rules.audit import Problem, audit, check_state
+from domain.rules.errata import effective
 from domain.rules.errors import InvalidRuleset, MalformedCommand
 from domain.rules.notation import draw_table
 from domain.rules.rulesets import (
@@ -68,6 +69,10 @@ class Report:
     """One line on how the checked result differs from the recorded one."""
     notes: tuple[str, ...] = ()
     """Remarks on the check itself, e.g. a record's ruleset that is not today's preset."""
+    unseen: int | None = None
+    """A game with unknown hands, re-decided legal: how many cards nobody ever saw (in hands and
+    the draw pile at the end). An assignment of beans to them exists by construction: each draw
+    pile's unseen beans are exactly as many as its unseen cards (RULES §4.4)."""
 
     @property
     def legal(self) -> bool:
@@ -95,6 +100,7 @@ class Report:
             "same_outcome": self.same_outcome,
             "difference": self.difference,
             "notes": list(self.notes),
+            "unseen_cards": self.unseen,
         }
 
     def text(self) -> str:
@@ -177,8 +183,35 @@ def verify(
         difference=""
         if failure is not None
         else _difference(record, result, replayed.state, _ruleset_label(checked)),
-        notes=tuple(_ruleset_notes(record) if own else ()),
+        notes=(*(_ruleset_notes(record) if own else ()), *_unseen_notes(replayed.state)),
+        unseen=_unseen(replayed.state) if failure is None else None,
     )
+
+
+def _unseen(state: GameState) -> int | None:
+    """How many cards of a game with unknown hands nobody saw (None in any other game)."""
+    if not state.pools:
+        return None
+    return sum(len(pool) for pool in state.pools)
+
+
+def _unseen_notes(state: GameState) -> list[str]:
+    """A game with unknown hands: how many cards stayed unseen, and that beans can be given to
+    them consistently with everything the table saw (the proof: one such assignment's count)."""
+    count = _unseen(state)
+    if count is None:
+        return []
+    problems = check_state(state)
+    if problems:
+        return [f"the unseen cards cannot be given beans consistently: {problems[0]}"]
+    where = ", ".join(
+        f"{len(pool)} of draw pile {pile + 1}" for pile, pool in enumerate(state.pools) if pool
+    )
+    return [
+        f"{count} card{'s' if count != 1 else ''} nobody saw ({where or 'none'}); an assignment "
+        "of beans to them exists: each draw pile's unseen beans are exactly as many as its "
+        "unseen cards, and none was seen elsewhere (RULES §4.4)"
+    ]
 
 
 def _difference(record: Record, result: Result | None, state: GameState, under: str) -> str:
@@ -267,7 +300,7 @@ def audit_game(facts: Sequence[ev.Event]) -> list[Problem]:
     field, beanometer payouts, scores = coins, the end when the ruleset says; RULES §4, §10),
     then whether re-deciding its commands gives the same facts (a stored fact the rules would
     not have decided). Positions count facts from 1, like steps."""
-    problems = audit(facts)
+    problems = audit(effective(facts))
     try:
         replayed = replay_record(record_from_facts(facts))
     except (InvalidRuleset, MalformedCommand) as error:
