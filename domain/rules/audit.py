@@ -139,15 +139,13 @@ class _Ending:
         if self.ended:
             return ["a fact was recorded after the game ended"]
         if isinstance(fact, ev.DrawFailed):
-            rules = before.ruleset
-            last_pass = before.exhaustions >= rules.end_on_exhaustion
-            h3 = rules.end_trigger == "failed-draw"
-            if not (h3 and last_pass and not before.draw_pile):
-                return ["a draw failed although the rules had a card for it"]
-            return []
-        if isinstance(fact, ev.DeckExhausted) and fact.final:
-            self.triggered_in = before.phase
-            return []
+            return self._draw_failed(before)
+        if isinstance(fact, ev.DeckExhausted):
+            if fact.final:
+                self.triggered_in = before.phase
+            return _exhaustion_problems(before, fact)
+        if isinstance(fact, ev.DiscardsReshuffled) and _empty_discards_end(before):
+            return ["the discard pile was empty at the reshuffle, yet the game went on (§14 E6)"]
         if isinstance(fact, ev.GameEnded):
             self.ended = True
             return self._ended(before)
@@ -161,6 +159,20 @@ class _Ending:
             return ["the end came during phase 2, yet another turn began (RULES §10.4)"]
         return []
 
+    def _draw_failed(self, before: GameState) -> list[str]:
+        """A failed draw ends the game at once on the last pass under the failed-draw house rule
+        (§12.1 H3), or triggers the end when the deferred reshuffle finds no discards (§14 E6)."""
+        rules = before.ruleset
+        last_pass = before.exhaustions >= rules.end_on_exhaustion
+        if before.draw_pile:
+            return ["a draw failed although the draw pile held cards"]
+        if last_pass and rules.end_trigger == "failed-draw":
+            return []
+        if not last_pass and before.reshuffles < before.exhaustions and _empty_discards_end(before):
+            self.triggered_in = before.phase
+            return []
+        return ["a draw failed although the rules had a card for it"]
+
     def _ended(self, before: GameState) -> list[str]:
         rules = before.ruleset
         if self.triggered_in is None:
@@ -172,6 +184,31 @@ class _Ending:
         if self.triggered_in is not Phase.DRAW and unfinished:
             return ["the game ended before phase 3 was finished (RULES §10.4, §11.4)"]
         return []
+
+
+def _empty_discards_end(state: GameState) -> bool:
+    """Whether a reshuffle now ends the game: nothing to shuffle under end-game (§14 E6)."""
+    return not state.discard_pile and state.ruleset.empty_reshuffle == "end-game"
+
+
+def _exhaustion_problems(before: GameState, fact: ev.DeckExhausted) -> list[str]:
+    """An exhaustion is the next one and final exactly when the ruleset says (§10.2–10.3): on the
+    last pass under last-card, or when the immediate reshuffle would find no discards (§14 E6;
+    with on-next-draw that is judged at the reshuffle, §10.9)."""
+    rules = before.ruleset
+    if fact.count != before.exhaustions + 1:
+        return [f"exhaustion {fact.count} follows exhaustion {before.exhaustions}"]
+    last_pass = fact.count >= rules.end_on_exhaustion
+    immediate = rules.reshuffle == "immediate"
+    due = (last_pass and rules.end_trigger == "last-card") or (
+        immediate and not last_pass and _empty_discards_end(before)
+    )
+    if fact.final == due:
+        return []
+    return [
+        f"exhaustion {fact.count} was {'' if fact.final else 'not '}final; the rules make it "
+        f"{'final' if due else 'not final'} (§10.2, §14 E6)"
+    ]
 
 
 def fact_has_cards(fact: ev.CardDrawn | ev.CardsRevealed) -> bool:

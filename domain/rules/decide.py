@@ -386,20 +386,36 @@ def _reshuffle(d: _Decision) -> None:
 
 
 def _exhaust(d: _Decision) -> None:
-    """The draw pile ran out: count it; reshuffle unless this pass was the last (RULES §10.2)."""
+    """The draw pile ran out: count it (RULES §10.2) and, with the immediate reshuffle, judge an
+    empty discard pile (§14 E6) and reshuffle now unless this pass was the last. With on-next-draw
+    the reshuffle and that judgement wait for the next card needed (`_ensure_card`)."""
     s = d.state
     rules = s.ruleset
     count = s.exhaustions + 1
     last_pass = count >= rules.end_on_exhaustion
-    empty_end = not last_pass and not s.discard_pile and rules.empty_reshuffle == "end-game"
+    immediate = rules.reshuffle == "immediate"
+    empty_end = immediate and not last_pass and _empty_reshuffle_ends(s)
     final = (last_pass and rules.end_trigger == "last-card") or empty_end
     d.emit(ev.DeckExhausted(count, final))
-    if not last_pass and not final and rules.reshuffle == "immediate":
+    if immediate and not last_pass and not final:
         _reshuffle(d)
 
 
+def _empty_reshuffle_ends(s: GameState) -> bool:
+    """Whether a reshuffle now ends the game: the discard pile is empty and the ruleset says
+    end-game rather than cascade (RULES §14 E6)."""
+    return not s.discard_pile and s.ruleset.empty_reshuffle == "end-game"
+
+
 def _ensure_card(d: _Decision) -> bool:
-    """Make the draw pile hold a card if the rules allow; False when no card can be drawn."""
+    """Make the draw pile hold a card if the rules allow; False when no card can be drawn.
+
+    The deferred reshuffle (on-next-draw, RULES §10.9) is made here, from the discard pile as it
+    is now. If that pile is empty under end-game (§14 E6), no card can be had: DrawFailed records
+    it and triggers the end as a final exhaustion does, so the game finishes as §10.4 (a reveal:
+    phases 2 and 3 are played out), §10.5 (a phase-4 draw: it ends at once) and §11.4 say. Under
+    cascade the empty new pile counts as the next exhaustion, possibly the final one.
+    """
     while not d.state.draw_pile:
         s = d.state
         if s.end_triggered:
@@ -407,8 +423,11 @@ def _ensure_card(d: _Decision) -> bool:
         last_pass = s.exhaustions >= s.ruleset.end_on_exhaustion
         if last_pass:
             return False  # failed-draw house rule: the game ends at this draw
-        if s.reshuffles < s.exhaustions:
-            _reshuffle(d)  # reshuffle timing on-next-draw
+        if s.reshuffles < s.exhaustions:  # reshuffle timing on-next-draw
+            if _empty_reshuffle_ends(s):
+                d.emit(ev.DrawFailed(s.active, "reveal" if s.phase is Phase.PLANT else "draw"))
+                return False
+            _reshuffle(d)
         else:
             _exhaust(d)  # an empty pile after an empty reshuffle counts again (RULES §14 E6)
     return True

@@ -197,8 +197,10 @@ class DeckExhausted(Event):
 
 @dataclass(frozen=True, slots=True)
 class DrawFailed(Event):
-    """A card was needed but the pile was empty on its last pass: under the failed-draw house rule
-    (RULES §12.1 H3) this ends the game at once. `step` is "reveal" or "draw"."""
+    """A card was needed and none could be had; it triggers the end. Either the pile was empty on
+    its last pass, under the failed-draw house rule (RULES §12.1 H3: the game ends at once), or
+    the deferred reshuffle (on-next-draw) found the discard pile empty under end-game (§14 E6:
+    the end comes as at a final exhaustion, §10.4–10.5). `step` is "reveal" or "draw"."""
 
     seat: int
     step: str

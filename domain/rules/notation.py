@@ -96,8 +96,8 @@ def describe(event: ev.Event, names: Sequence[str], *, show_hidden: bool = False
             return f"The draw pile is exhausted for the {_ordinal(event.count)} time{end}"
         case ev.DrawFailed():
             return (
-                f"{who(event.seat)} must {event.step} a card but the draw pile is empty: "
-                "the game ends (failed-draw house rule)"
+                f"{who(event.seat)} must {event.step} a card but the draw pile is empty "
+                "and will not be refilled: the game ends"
             )
         case ev.DiscardsReshuffled():
             return f"The discard pile ({event.size} cards) is shuffled into a new draw pile"

@@ -320,8 +320,9 @@ OPTIONS: dict[str, Option] = {
         ),
         Option(
             "empty_reshuffle",
-            "When the discard pile is empty at a reshuffle: cascade (counts as the next "
-            "exhaustion) or end-game (the game ends).",
+            "When the discard pile is empty at a reshuffle (with on-next-draw: when a card is "
+            "next needed): cascade (counts as the next exhaustion) or end-game (the game ends "
+            "as at a final exhaustion).",
             "14",
             ("cascade", "end-game"),
         ),
