@@ -83,8 +83,12 @@ def check_step(before: GameState, fact: ev.Event, after: GameState) -> list[str]
         kept = new.hand[: len(new.hand) - added]
         if not _is_subsequence(kept, old.hand):
             problems.append(f"{new.name}'s hand changed order: {old.hand} → {new.hand}")
-        planted = isinstance(fact, ev.BeanPlanted) and fact.source == "hand" and fact.seat == seat
-        if planted and (old.hand[:1] != (fact.bean,) or new.hand != old.hand[1:]):
+        if (
+            isinstance(fact, ev.BeanPlanted)
+            and fact.source == "hand"
+            and fact.seat == seat
+            and (old.hand[:1] != (fact.bean,) or new.hand != old.hand[1:])
+        ):
             problems.append(f"{new.name} planted {fact.bean}, not the front card of {old.hand}")
     if isinstance(fact, ev.FieldHarvested):
         due = coins_for(before.ruleset.meters[fact.bean], fact.count)

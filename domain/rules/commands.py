@@ -22,7 +22,7 @@ class Command:
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.type}
-        for name in _field_names(type(self)):
+        for name in _field_names(type(self)):  # type: ignore[arg-type]  # hashable (python/mypy#20409)
             value = getattr(self, name)
             if isinstance(value, tuple):
                 value = [list(v) if isinstance(v, tuple) else v for v in value]
