@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import fields
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from eventsourcing.domain import Aggregate
 from eventsourcing.utils import register_topic
@@ -22,12 +22,21 @@ from .rules.decide import decide
 from .rules.errata import decide_correction
 from .rules.evolve import evolve
 
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from .rules.state import GameState
+
 
 class StoredFact:
     """Mixin for stored events that carry one rules event (a "fact")."""
 
     fact_type: ClassVar[type[ev.Event]]
     fact_fields: ClassVar[tuple[str, ...]]
+
+    if TYPE_CHECKING:  # what the stored event class it is mixed into has
+        originator_version: int
+        timestamp: datetime
 
     def fact(self) -> ev.Event:
         """The rules event this stored event records."""
@@ -37,11 +46,14 @@ class StoredFact:
         game.state = evolve(getattr(game, "state", None), self.fact())
 
 
-def _stored_class(fact_type: type[ev.Event], base: type, **versioning: Any) -> type:
+_Base = TypeVar("_Base", bound=Aggregate.Event)
+
+
+def _stored_class(fact_type: type[ev.Event], base: type[_Base], **versioning: Any) -> type[_Base]:
     """The stored event class of a fact; `versioning` gives it `class_version` and the
     `upcast_vN_vN+1` static methods that bring older stored events up to date."""
     name = fact_type.__name__
-    return type(
+    stored = type(
         name,
         (StoredFact, base),
         {
@@ -54,6 +66,7 @@ def _stored_class(fact_type: type[ev.Event], base: type, **versioning: Any) -> t
             **versioning,
         },
     )
+    return cast("type[_Base]", stored)  # a subclass of `base`, made by type()
 
 
 def _started_v1_v2(state: dict[str, Any]) -> None:
@@ -71,6 +84,9 @@ class Game(Aggregate):
     class annotation: annotations would make the aggregate a dataclass with that constructor)."""
 
     TOPIC = "bohnanza:Game"
+
+    if TYPE_CHECKING:  # not at run time: see above
+        state: GameState
 
     class Event(Aggregate.Event):
         TOPIC = "bohnanza:Game.Event"

@@ -134,7 +134,7 @@ def _outcome(game: Game, facts: list[ev.Event], recordings: Sequence[Any]) -> Ou
     return Outcome(game.id, game.version, facts, last.notification.id, last.domain_event.timestamp)
 
 
-class Bohnanza(Application):
+class Bohnanza(Application[UUID]):
     """Bohnanza games as event-sourced aggregates."""
 
     name = "Bohnanza"
@@ -303,7 +303,7 @@ class Bohnanza(Application):
         """The aggregate of type `kind` stored under `aggregate_id` (the records beside a game:
         its notes, lineage, record header), or None if none is stored."""
         try:
-            aggregate = self.repository.get(aggregate_id)
+            aggregate: Aggregate = self.repository.get(aggregate_id)
         except AggregateNotFoundError:
             return None
         assert isinstance(aggregate, kind)

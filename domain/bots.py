@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Sequence
-from typing import Protocol
+from collections.abc import Callable, Iterable, Sequence
+from typing import Protocol, TypeVar
 from uuid import UUID
 
 from .application import Bohnanza, Outcome
@@ -49,7 +49,7 @@ def _must_act(state: GameState, seat: int) -> bool:
     return seat == state.active
 
 
-def _responses(legal: Legal) -> list[cmd.Command]:
+def _responses(legal: Iterable[cmd.Command]) -> list[cmd.Command]:
     return [c for c in legal if isinstance(c, cmd.Accept | cmd.Decline)]
 
 
@@ -86,8 +86,12 @@ class RandomBot:
         return rng.choice(moves or list(legal))
 
 
+_Card = TypeVar("_Card", int, str)
+"""A card in an offer: a hand position or a bean."""
+
+
 def _random_offer(offer: OfferRange, seat: int, rng: random.Random) -> cmd.Offer | None:
-    def some(cards: tuple, most: int) -> tuple:
+    def some(cards: Sequence[_Card], most: int) -> tuple[_Card, ...]:
         return tuple(rng.sample(cards, min(len(cards), rng.randint(0, most))))
 
     gives_hand = some(offer.hand, 2)

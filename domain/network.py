@@ -3,12 +3,26 @@
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 DEAD_NETWORK_SECONDS = 10
 """How long a PostgreSQL connection may wait for the network to acknowledge what it sent, or
 for keepalive probes on an idle connection to be answered, before the kernel closes it."""
 
 
-def network_limits(connect_timeout: int) -> dict[str, int]:
+class NetworkLimits(TypedDict):
+    """libpq connection parameters, by name (a TypedDict so that they unpack into psycopg's
+    keyword arguments)."""
+
+    connect_timeout: int
+    keepalives: int
+    keepalives_idle: int
+    keepalives_interval: int
+    keepalives_count: int
+    tcp_user_timeout: int
+
+
+def network_limits(connect_timeout: int) -> NetworkLimits:
     """libpq's connection parameters that make a dead network an error instead of a hang: a
     connection that cannot be made within `connect_timeout` seconds (0: no limit), and one whose
     packets go unacknowledged (TCP_USER_TIMEOUT), or which stops answering keepalives while

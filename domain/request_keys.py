@@ -109,7 +109,9 @@ class PostgresRecorder(PostgresApplicationRecorder):
             )
         # The library passes libpq no limits (a dead network hung a connection's users) and
         # leaves the pool's reconnection to back off for 5 minutes (domain/network.py).
-        datastore.pool.kwargs.update(network_limits(int(datastore.pool.timeout)))
+        pool_kwargs = datastore.pool.kwargs
+        assert isinstance(pool_kwargs, dict), "the library gives its pool a dict of kwargs"
+        pool_kwargs.update(network_limits(int(datastore.pool.timeout)))
         datastore.pool.reconnect_timeout = RECONNECT_SECONDS
         super().__init__(datastore, events_table_name=events_table_name)
         self.request_keys_table_name = f"{events_table_name}_request_keys"

@@ -150,7 +150,7 @@ def _correction_seen(fact: ev.EntriesCorrected, viewer: Viewer) -> ev.EntriesCor
         }
         for change in fact.changes
     ]
-    replaced = [
+    replaced: list[dict[str, Any] | None] = [
         None if old is None else {key: old[key] for key in ("type", "seat") if key in old}
         for old in fact.replaced
     ]

@@ -350,8 +350,9 @@ def _message(error: ValidationError) -> str:
                 key=lambda e: (e.validator != "enum", e.validator == "additionalProperties"),
             )
         )
-    if error.validator == "pattern" and "description" in error.schema:
-        return f"{error.instance!r} is not {error.schema['description']}"
+    schema = error.schema
+    if error.validator == "pattern" and isinstance(schema, Mapping) and "description" in schema:
+        return f"{error.instance!r} is not {schema['description']}"
     if error.json_path == "$.chance" and error.validator_value == "null":
         return "a tabletop record has no seed or deck (its commands name the cards): chance is null"
     if error.json_path == "$.chance" or error.message == "'chance' is a required property":
@@ -422,9 +423,9 @@ def parse_record(document: Any) -> Record:
         raise RecordError(
             f"this service reads {' and '.join(FORMATS)} records, not {found}", "$.format"
         )
-    problem = _schema_problem(document)
-    if problem is not None:
-        raise problem
+    invalid = _schema_problem(document)
+    if invalid is not None:
+        raise invalid
     header = document["header"]
     problem = date_problem(header.get("date"))
     if problem is not None:

@@ -1,9 +1,13 @@
 """Fixtures for the stores every storage test runs on: in-memory, a SQLite file and PostgreSQL.
 
-PostgreSQL: each test session creates a database `bohnanza_test_<random>` on the server named by
-`BOHNANZA_TEST_POSTGRES_URL` and drops it at the end; each store inside it is a fresh schema, so
-tests never see each other's games. An unreachable server skips those tests locally and fails
-them when `CI=true`.
+PostgreSQL: each test session creates a database `<prefix><random>` on the server named by
+`BOHNANZA_TEST_POSTGRES_URL` (the prefix is `BOHNANZA_TEST_DATABASE_PREFIX`, by default
+`bohnanza_test_`) and drops it at the end; each store inside it is a fresh schema, so tests never
+see each other's games. An unreachable server skips those tests locally and fails them when
+`CI=true`.
+
+Workers: `-n auto` (pyproject.toml) starts one xdist worker per core for a run over directories or
+several files, and none for a single file, which then runs in this process.
 """
 
 from __future__ import annotations
@@ -11,7 +15,7 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -24,6 +28,11 @@ from domain.storage import persistence_env
 
 POSTGRES_URL_VARIABLE = "BOHNANZA_TEST_POSTGRES_URL"
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
+DATABASE_PREFIX_VARIABLE = "BOHNANZA_TEST_DATABASE_PREFIX"
+DEFAULT_DATABASE_PREFIX = "bohnanza_test_"
+RANDOM_SUFFIX_BYTES = 6
+IDENTIFIER_BYTES = 63
+"""PostgreSQL cuts longer names short (NAMEDATALEN - 1)."""
 
 STORES = ["memory", "sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 SHARED_STORES = STORES[1:]
@@ -79,7 +88,7 @@ def postgres_database() -> Iterator[PostgresTestDatabase]:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(reason, pytrace=False)
         pytest.skip(reason)
-    name = f"bohnanza_test_{secrets.token_hex(6)}"
+    name = database_prefix(os.environ) + secrets.token_hex(RANDOM_SUFFIX_BYTES)
     drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
     try:
         admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
@@ -88,6 +97,36 @@ def postgres_database() -> Iterator[PostgresTestDatabase]:
     finally:
         admin.execute(drop)
         admin.close()
+
+
+def database_prefix(env: Mapping[str, str]) -> str:
+    """The test databases' name prefix; UsageError if it leaves the random suffix no room in
+    the names PostgreSQL keeps."""
+    prefix = env.get(DATABASE_PREFIX_VARIABLE, DEFAULT_DATABASE_PREFIX)
+    room = IDENTIFIER_BYTES - 2 * RANDOM_SUFFIX_BYTES
+    if len(prefix.encode()) > room:
+        raise pytest.UsageError(
+            f"{DATABASE_PREFIX_VARIABLE}={prefix!r} is {len(prefix.encode())} bytes; PostgreSQL "
+            f"keeps {IDENTIFIER_BYTES}-byte names and the random suffix takes "
+            f"{2 * RANDOM_SUFFIX_BYTES}, so at most {room}"
+        )
+    return prefix
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    database_prefix(os.environ)  # a bad prefix stops the run before any test
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """No workers for `-n auto` when the run names a single test file (or tests in one): starting
+    workers, each importing the app and collecting the file again, costs more than the file
+    takes. None lets xdist choose (one per core, or PYTEST_XDIST_AUTO_NUM_WORKERS)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    paths = {config.invocation_params.dir / arg.split("::")[0] for arg in config.args}
+    if len(paths) == 1 and next(iter(paths)).is_file():
+        return 0
+    return None
 
 
 def _store_url(request: pytest.FixtureRequest, kind: str, directory: Path) -> str:

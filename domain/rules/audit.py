@@ -118,8 +118,12 @@ def check_step(before: GameState, fact: ev.Event, after: GameState) -> list[str]
             )
         if not _is_subsequence(kept, old.hand):
             problems.append(f"{new.name}'s hand changed order: {old.hand} → {new.hand}")
-        planted = isinstance(fact, ev.BeanPlanted) and fact.source == "hand" and fact.seat == seat
-        if planted and not _planted_front(fact, old.hand, new.hand):
+        if (
+            isinstance(fact, ev.BeanPlanted)
+            and fact.source == "hand"
+            and fact.seat == seat
+            and not _planted_front(fact, old.hand, new.hand)
+        ):
             problems.append(f"{new.name} planted {fact.bean}, not the front card of {old.hand}")
     if isinstance(fact, ev.FieldHarvested):
         due = coins_for(before.ruleset.meters[fact.bean], fact.count)

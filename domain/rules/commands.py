@@ -27,7 +27,7 @@ class Command:
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.type}
         omitted = self.omitted_when_none
-        for name in _field_names(type(self)):
+        for name in _field_names(type(self)):  # type: ignore[arg-type]  # hashable (python/mypy#20409)
             value = getattr(self, name)
             if value is None and name in omitted:
                 continue

@@ -132,10 +132,10 @@ def start_game(
         )
         if hands == KNOWN_HANDS:
             return [started]
-        dealt: list[list[str]] = [[] for _ in names]
+        unseen: list[list[str]] = [[] for _ in names]
         for seat in deal_order(ruleset, start_seat):
-            dealt[seat].append(UNSEEN)
-        return [started, ev.CardsDealt(dealt)]
+            unseen[seat].append(UNSEEN)
+        return [started, ev.CardsDealt(unseen)]
     if hands != KNOWN_HANDS:
         raise InvalidSetup("hands", "only tabletop games have unknown hands")
     if seed is None:
@@ -151,11 +151,11 @@ def start_game(
                 f"an explicit deck must hold exactly the {len(cards)} cards of the ruleset "
                 f"({', '.join(f'{ruleset.counts[b]} {label(b)}' for b in ruleset.beans)})",
             )
-    hands: list[list[str]] = [[] for _ in names]
+    dealt: list[list[str]] = [[] for _ in names]
     for position, seat in enumerate(deal_order(ruleset, start_seat)):
-        hands[seat].append(order[position])
+        dealt[seat].append(order[position])
     started = ev.GameStarted(ruleset.to_dict(), names, start_seat, mode, seed, list(order), sandbox)
-    return [started, ev.CardsDealt(hands)]
+    return [started, ev.CardsDealt(dealt)]
 
 
 def decide(state: GameState, command: cmd.Command) -> list[ev.Event]:

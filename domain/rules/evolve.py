@@ -161,6 +161,18 @@ class _Draft:
     offers = _zone("offers")
     pools = _zone("pools")
 
+    # The _SCALARS, as GameState types them (set from the state in __init__).
+    next_offer: int
+    exhaustions: int
+    reshuffles: int
+    end_triggered: bool
+    phase: Phase
+    active: int
+    turn: int
+    planted: int
+    hand_discarded: bool
+    result: Result | None
+
     def __init__(self, state: GameState) -> None:
         self.base = state
         self.zones: dict[str, list[Any]] = {}

@@ -231,11 +231,11 @@ def _acceptances(state: GameState, seat: int, offer: Offer) -> list[cmd.Command]
     result: list[cmd.Command] = []
     for combo in itertools.product(*per_bean):
         hand = tuple(sorted(pos for chosen, _, _ in combo for pos in chosen))
-        from_revealed = tuple(
+        given_revealed = tuple(
             b for b, (_, n, _) in zip(beans, combo, strict=True) for _ in range(n)
         )
-        from_area = tuple(b for b, (_, _, n) in zip(beans, combo, strict=True) for _ in range(n))
-        result.append(cmd.Accept(seat, offer.id, hand, from_revealed, from_area))
+        given_area = tuple(b for b, (_, _, n) in zip(beans, combo, strict=True) for _ in range(n))
+        result.append(cmd.Accept(seat, offer.id, hand, given_revealed, given_area))
     return result
 
 

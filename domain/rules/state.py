@@ -92,7 +92,7 @@ class Field(NamedTuple):
     """A bean field: one bean type and how many cards of it (RULES §4.3)."""
 
     bean: str | None
-    count: int
+    count: int  # type: ignore[assignment]  # the field shadows tuple.count, on purpose
 
     def text(self) -> str:
         return f"{self.count} {label(self.bean)}" if self.bean else "empty"

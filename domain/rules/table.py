@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 from .beans import coins_for, coins_text, label
 from .rulesets import OWN_TURN
@@ -106,7 +107,7 @@ def buy_field_blocker(state: GameState, seat: int) -> tuple[str, str] | None:
     return None
 
 
-def missing(pool: tuple[str, ...] | list[str], wanted: list[str] | tuple[str, ...]) -> list[str]:
+def missing(pool: Iterable[str], wanted: Iterable[str]) -> list[str]:
     """The beans of `wanted` that `pool` does not hold (as a multiset)."""
     short = Counter(wanted) - Counter(pool)
     return list(short.elements())
