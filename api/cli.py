@@ -164,7 +164,7 @@ def show(ctx: click.Context, game: str, show_hidden: bool) -> None:
     first = recorded[0].fact
     assert isinstance(first, ev.GameStarted)
     names = first.seats
-    state = fold([r.fact for r in recorded])
+    state = fold([r.fact for r in recorded])  # a correction carries its table: as corrected
     click.echo(f"Game {game_id}")
     click.echo(draw_table(state))
     click.echo("")

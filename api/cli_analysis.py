@@ -59,7 +59,7 @@ def note(
     """Annotate a step of a game."""
     with open_store(ctx) as app:
         game_id = find_game(app, game)
-        facts = app.facts(game_id)
+        facts = app.corrected_facts(game_id)
         first = facts[0]
         assert isinstance(first, ev.GameStarted)
         added = annotations.add_note(
@@ -86,7 +86,7 @@ def notes(ctx: click.Context, game: str, who: str) -> None:
     """The notes on a game that a viewer may read."""
     with open_store(ctx) as app:
         game_id = find_game(app, game)
-        facts = app.facts(game_id)
+        facts = app.corrected_facts(game_id)
         first = facts[0]
         assert isinstance(first, ev.GameStarted)
         shown = annotations.notes_for(app, game_id, facts, _viewer(first.seats, who))

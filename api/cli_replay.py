@@ -159,7 +159,7 @@ def replay(
     with open_store(ctx) as app:
         game_id = find_game(app, game)
         try:
-            facts = app.facts(game_id)
+            facts = app.corrected_facts(game_id)
         except BohnanzaError as error:
             raise click.ClickException(str(error)) from None
     record = Replay(facts)

@@ -436,7 +436,7 @@ def _authorize_seat(caller: Caller, started: ev.GameStarted, body: dict[str, Any
         raise forbidden(
             f"this token is seat {caller.seat}'s; it cannot act for seat {body['seat']}"
         )
-    known = started.mode == TABLETOP and started.hands == KNOWN_HANDS
+    known = started.mode == TABLETOP and started.hands == KNOWN_HANDS  # seats_name_pile_cards
     if known and kind in CARDS_OFF_THE_PILE:
         raise forbidden(
             "in a tabletop game with known hands only the host names the cards that come off "

@@ -1147,6 +1147,15 @@ class ReportSchema(Schema):
     same_outcome = fields.Boolean(required=True, allow_none=True)
     difference = fields.String(required=True, allow_none=True)
     notes = fields.List(fields.String(), required=True)
+    unseen_cards = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "A legal game with unknown hands: how many of its cards nobody saw "
+            "(an assignment of beans to them exists: each draw pile's unseen beans are exactly "
+            "as many as its unseen cards); null for any other game"
+        },
+    )
 
 
 class ProblemSchema(Schema):

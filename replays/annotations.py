@@ -334,7 +334,7 @@ def edit_note(
 def delete_note(app: Bohnanza, game_id: UUID, note: int, *, editor: Author) -> None:
     """Delete a note (its author only); the game's facts decide, as for `edit_note`, whether the
     editor may know of it at all."""
-    facts = app.facts(game_id)
+    facts = app.corrected_facts(game_id)
 
     def delete(stored: Annotations | None) -> Annotations:
         notes = _own(game_id, facts, stored, note, editor)

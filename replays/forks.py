@@ -83,7 +83,12 @@ def fork_facts(facts: Sequence[ev.Event], step: int) -> list[ev.Event]:
     assert isinstance(first, ev.GameStarted)
     ruleset = Ruleset.from_dict(first.ruleset)
     replayed = start_game(
-        ruleset, first.seats, start_seat=first.start_seat, mode=TABLETOP, sandbox=True
+        ruleset,
+        first.seats,
+        start_seat=first.start_seat,
+        mode=TABLETOP,
+        sandbox=True,
+        hands=first.hands,
     )
     state: GameState = fold(replayed)
     for command in commands_from_facts(facts, tabletop=True):
@@ -96,8 +101,9 @@ def fork_facts(facts: Sequence[ev.Event], step: int) -> list[ev.Event]:
 
 
 def create_fork(app: Bohnanza, parent: UUID, step: int, *, fork_id: UUID | None = None) -> Fork:
-    """Store a new tabletop game continuing from `parent`'s step `step`, and link the two."""
-    facts = fork_facts(app.facts(parent), step)
+    """Store a new tabletop game continuing from `parent`'s step `step` (of the game as
+    corrected), and link the two."""
+    facts = fork_facts(app.corrected_facts(parent), step)
     first, *rest = facts
     assert isinstance(first, ev.GameStarted)
     game = Game.start(first, game_id=fork_id or uuid4())
@@ -168,8 +174,8 @@ def compare(
     if origin is None:
         raise NotFound(f"game {fork} is not a fork: there is no parent to compare it with")
     parent = UUID(origin["game_id"])
-    mine = _outcome(app.facts(fork), viewer_in(fork))
-    theirs = _outcome(app.facts(parent), viewer_in(parent))
+    mine = _outcome(app.corrected_facts(fork), viewer_in(fork))
+    theirs = _outcome(app.corrected_facts(parent), viewer_in(parent))
     same = None
     if mine["status"] == theirs["status"] == "ended":
         same = (mine["scores"], mine["winners"]) == (theirs["scores"], theirs["winners"])
