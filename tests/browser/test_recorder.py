@@ -1,10 +1,14 @@
-"""The tabletop recorder: create a game, then enter the deal and each move as the table plays."""
+"""The recorder at a real table, phone first: hands nobody sees, mistakes corrected, few taps."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
+
+from domain.bots import simulate
+from domain.rules import commands as cmd
+from domain.rules.transcript import commands_from_facts, redecide
 
 from .conftest import PHONE, Pages, Site, screenshot
 
@@ -15,11 +19,21 @@ DEAL = [
     ["blue", "stink", "soy", "wax", "red"],
     ["green", "green", "garden", "coffee", "chili"],
 ]
-"""Ana's, Ben's and Cleo's opening hands, front card first."""
+"""Ana's, Ben's and Cleo's opening hands, front card first (a table whose host enters them)."""
+
+PLAYED = redecide(simulate("rio-grande", 3, seed=1), tabletop=True, unknown_hands=True)
+"""A complete 3-player game between bots (Ben starts) as a table with unknown hands records it."""
+ENTRIES = commands_from_facts(PLAYED, tabletop=True)
+TRADE = 548
+"""Entry of an offer (Cleo's card for Ben's) where both hands hold cards of two draw piles: the
+recorder must say which card each gave (entry 549 is its acceptance)."""
+FORGOTTEN = 624
+"""After the end the table remembers a harvest of Ben's third field before this entry: it changes
+the winner from Ben (a tie on 22 broken by hand size) to Cleo."""
 
 
 class Recorder:
-    """The recorder page of one tabletop game, and the game as the API shows its host."""
+    """The recorder page of one game, and the game as the API shows its host."""
 
     def __init__(self, page: Any, site: Site) -> None:
         self.page = page
@@ -28,123 +42,201 @@ class Recorder:
         self.token = page.evaluate(
             "id => JSON.parse(localStorage.getItem(`bohnanza.tokens.${id}`)).host", self.game_id
         )
+        self.taps = 0
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
 
     def view(self) -> dict[str, Any]:
-        return self.site.get(
-            f"/api/games/{self.game_id}/view", headers={"Authorization": f"Bearer {self.token}"}
-        )
+        return self.site.get(f"/api/games/{self.game_id}/view", headers=self.headers)
 
-    def enter(self, action: Any) -> None:
-        """Do something on the page and wait until the table shows its outcome."""
-        before = self.page.locator("#log li").count() and self.page.inner_text("#log li >> nth=0")
-        action()
+    def tap(self, selector: str) -> None:
+        """One tap on the page, counted."""
+        self.taps += 1
+        self.page.click(selector)
+
+    def entered(self, selector: str) -> None:
+        """Tap something that sends entries, and wait until the page has the answer."""
+        before = int(self.page.get_attribute("main", "data-answers") or 0)
+        self.tap(selector)
         self.page.wait_for_function(
-            "before => document.querySelector('#entry-message .refusal') || "
-            "document.querySelector('#log li')?.textContent !== before",
-            arg=before,
+            "n => Number(document.querySelector('main').dataset.answers) > n", arg=before
         )
 
-    def bean(self, bean: str) -> None:
-        self.page.click(f".palette button[data-bean='{bean}']")
+    def post(self, commands: list[cmd.Command]) -> None:
+        """Enter commands through the API with the page's own host token (the table's long
+        middle), then show the page the game as it is."""
+        client = self.site.client
+        for command in commands:
+            response = client.post(
+                f"/api/games/{self.game_id}/commands", json=command.to_dict(), headers=self.headers
+            )
+            assert response.status_code == 200, (command, response.get_json())
+        self.page.reload()
+        self.page.wait_for_selector("#entry-status")
 
 
-@pytest.fixture
-def recorder(pages: Pages, site: Site) -> Recorder:
-    """A tabletop game of Ana, Ben and Cleo created on the recorder page, its DEAL entered."""
-    page = pages.open("/record")
-    page.fill("#seats", "Ana, Ben, Cleo")
-    page.select_option("#ruleset", "rio-grande")
+def create(
+    pages: Pages, site: Site, *, names: str, start: str = "0", known: bool = False
+) -> Recorder:
+    page = pages.open("/record", viewport=PHONE)
+    page.fill("#seats", names)
+    page.select_option("#start-seat", start)
+    if known:
+        page.check("input[name=hands][value=known]")
     page.click("#create")
     page.wait_for_selector("#entry-status")
-    recorder = Recorder(page, site)
-    for hand in DEAL:
-        for bean in hand:
-            recorder.bean(bean)
-    recorder.enter(lambda: page.click("#enter-deal"))
-    return recorder
+    return Recorder(page, site)
 
 
-def test_the_host_enters_the_deal_and_sees_every_hand(recorder: Recorder) -> None:
+def test_a_game_with_unknown_hands_is_recorded_corrected_and_its_winner_changed(
+    pages: Pages, site: Site
+) -> None:
+    recorder = create(pages, site, names="Ana, Ben, Cleo", start="1")
     page = recorder.page
+    screenshot(page, "recorder-unknown-hands-start-390x844", full_page=False)
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert recorder.view()["seats"][1]["hand"] is None
 
-    for seat, hand in enumerate(DEAL):
-        shown = page.eval_on_selector_all(
-            f"#table .seat[data-seat='{seat}'] .hand [data-bean]",
-            "es => es.map(e => e.dataset.bean)",
-        )
-        assert shown == hand
-    assert [seat["hand"] for seat in recorder.view()["seats"]] == DEAL
-    assert "Ana plants the front card (Chili)" in page.inner_text("#what-now")
+    # Ben's first turn: plant the front card (its bean), and a reveal entered wrong...
+    recorder.entered("#plant-beans button[data-bean='chili']")
+    recorder.tap("#reveal-beans button[data-bean='blue']")
+    recorder.entered("#reveal-beans button[data-bean='garden']")
+    assert recorder.view()["revealed"] == ["blue", "garden"]
+    # ...corrected from the list of entries: the first correction.
+    recorder.tap("[data-key='correct-1']")
+    recorder.tap("#correct-beans button[data-bean='blue']")
+    recorder.tap("#correct-beans button[data-bean='chili']")
+    recorder.entered("#apply-correction")
+    assert recorder.view()["revealed"] == ["blue", "chili"]
+    assert page.locator("#log li.corrected").count() == 1
+    screenshot(page, "recorder-corrected-reveal-390x844", full_page=False)
+    recorder.entered("#end-trading")
+    recorder.entered("#plant-all")
+    recorder.entered("#draw")
+    assert recorder.view()["active_seat"] == 2
+
+    # The long middle of the game, then a trade where it matters which card each gave.
+    recorder.post(ENTRIES[6:TRADE])
+    assert recorder.view()["phase"] == "trade"
+    recorder.tap("[data-key='partner-1']")
+    page.click(".gives[data-seat='2'] details.hand-beans > summary")
+    recorder.tap("#gives-2 button[data-bean='black-eyed']")
+    assert page.locator("[data-key^='which-2-']").count() > 1
+    recorder.tap("[data-key='which-2-0']")
+    recorder.tap("#gives-1 button[data-bean='coffee']")
+    recorder.tap("[data-key='which-1-5']")
+    screenshot(page, "recorder-trade-which-card-390x844", full_page=False)
+    recorder.entered("#trade-done")
+    assert recorder.view()["seats"][1]["trade_area"] == ["black-eyed"]
+
+    recorder.post(ENTRIES[TRADE + 2 :])
+    view = recorder.view()
+    assert view["phase"] == "ended"
+    assert view["result"]["winners"] == [1]
+    screenshot(page, "recorder-ended-390x844", full_page=False)
+
+    # After the end: the harvest the table forgot (the second correction) changes the winner.
+    page.click(f"[data-key='correct-{FORGOTTEN}']")
+    page.click("#entry details.more > summary")
+    page.click("[data-key='insert-harvest']")
+    page.click("[data-key='fix-seat-1']")
+    page.click("[data-key='fix-field-2']")
+    recorder.entered("#apply-insert")
+    result = recorder.view()["result"]
+    assert result["scores"] == [12, 21, 22]
+    assert result["winners"] == [2]
+    assert "Cleo wins" in page.inner_text("#entry-status")
+    steps = site.get(f"/api/games/{recorder.game_id}/steps")
+    assert steps["corrections"] == 2
+    screenshot(page, "recorder-winner-corrected-390x844", full_page=False)
 
 
-def test_an_illegal_entry_is_refused_at_once_with_its_rules_section(recorder: Recorder) -> None:
-    page = recorder.page
-    version = recorder.view()["version"]
+def test_an_ordinary_turn_takes_at_most_ten_taps(pages: Pages, site: Site) -> None:
+    """Plant, reveal, one trade, end trading, plant the traded cards, draw."""
+    recorder = create(pages, site, names="Ana, Ben, Cleo")
 
-    recorder.enter(lambda: [page.keyboard.press("5"), page.keyboard.press("7")])
-
-    refusal = page.inner_text("#entry-message .refusal")
-    assert "RULES §5.1.2" in refusal
-    assert "Ana must first plant the front card (Chili)" in refusal
-    assert recorder.view()["version"] == version
-    assert page.locator("#buffer [data-bean]").count() == 0
-    screenshot(page, "recorder-refusal", full_page=False)
-
-
-def test_a_whole_turn_is_recorded_with_a_trade(recorder: Recorder) -> None:
-    page = recorder.page
-
-    recorder.enter(lambda: page.keyboard.press("q"))
-    assert page.locator("#table .seat[data-seat='0'] .field[data-bean='chili']").count() == 1
-    recorder.bean("stink")
-    recorder.enter(lambda: recorder.bean("soy"))
-    page.click("[data-key='give-up-0']")
-    recorder.bean("wax")
-    page.click("[data-key='offer-to-1']")
-    recorder.enter(lambda: page.click("#make-offer"))
-    recorder.enter(lambda: page.click("#open-offers .accept"))
-    recorder.enter(lambda: page.keyboard.press("t"))
-    recorder.enter(lambda: page.keyboard.press("w"))
-    page.click("[data-key='source-soy']")
-    recorder.enter(lambda: page.keyboard.press("e"))
-    assert page.get_attribute("[data-key='seat-1']", "aria-pressed") == "true"
-    recorder.enter(lambda: page.keyboard.press("q"))
-    screenshot(page, "recorder-1280x800", full_page=False)
-    for bean in ("coffee", "wax"):
-        recorder.bean(bean)
-    recorder.enter(lambda: recorder.bean("blue"))
+    recorder.entered("#plant-beans button[data-bean='blue']")
+    recorder.tap("#reveal-beans button[data-bean='chili']")
+    recorder.entered("#reveal-beans button[data-bean='soy']")
+    recorder.tap("[data-key='partner-1']")
+    recorder.tap("[data-key='face-up-0']")
+    recorder.tap("#gives-1 button[data-bean='blue']")
+    recorder.entered("#trade-done")
+    recorder.entered("#end-trading")
+    recorder.entered("#plant-all")
+    recorder.entered("#draw")
 
     view = recorder.view()
-    assert (view["turn"], view["active_seat"], view["phase"]) == (2, 1, "plant")
-    assert view["seats"][0]["fields"] == [
-        {"bean": "chili", "count": 1},
-        {"bean": "wax", "count": 1},
+    assert (view["turn"], view["active_seat"]) == (2, 1)
+    assert view["seats"][0]["fields"][:2] == [
+        {"bean": "blue", "count": 2},
         {"bean": "soy", "count": 1},
     ]
-    assert view["seats"][0]["hand"] == ["wax", "wax", "blue", "green", "coffee", "wax", "blue"]
-    assert view["seats"][1]["fields"][0] == {"bean": "stink", "count": 1}
-    assert "Ben is active" in page.inner_text("#table .status")
-    assert page.locator("#entry-message .refusal").count() == 0
-    screenshot(page, "recorder-full-page")
-    page.set_viewport_size(PHONE)
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-    screenshot(page, "recorder-390x844", full_page=False)
+    assert view["seats"][1]["fields"][0] == {"bean": "chili", "count": 1}
+    assert recorder.taps <= 10
 
 
-def test_a_seat_other_than_the_active_one_is_offered_only_the_active_seat_to_trade_with(
-    recorder: Recorder,
-) -> None:
-    page = recorder.page
-    recorder.enter(lambda: page.keyboard.press("q"))
-    recorder.bean("stink")
-    recorder.enter(lambda: recorder.bean("soy"))
-
-    page.click("[data-key='seat-2']")
-
-    recipients = page.eval_on_selector_all(
-        "#trade [data-key^='offer-to-']", "es => es.map(e => e.dataset.key)"
+def test_a_bean_every_copy_of_which_was_seen_is_greyed_out(pages: Pages, site: Site) -> None:
+    recorder = create(pages, site, names="Ana, Ben, Cleo, Dan")  # four Cocoa in this deck
+    recorder.post(
+        [
+            cmd.Plant(0, 0, "cocoa"),
+            cmd.Plant(0, 0, "cocoa"),
+            cmd.Reveal(0, ("cocoa", "cocoa")),
+        ]
     )
-    assert recipients == ["offer-to-0"]
-    assert page.get_attribute("[data-key='offer-to-0']", "aria-pressed") == "true"
-    assert page.locator("#trade [data-key^='give-up-']").count() == 0
-    assert page.locator("#trade [data-key^='give-hand-']").count() == len(DEAL[2])
+    page = recorder.page
+
+    cocoa = page.locator("#gives-1 button[data-bean='cocoa']")
+    assert cocoa.is_disabled()
+    assert "impossible" in (cocoa.get_attribute("class") or "")
+    assert not page.locator("#gives-1 button[data-bean='blue']").is_disabled()
+
+
+def test_undo_takes_back_the_last_entry_in_one_tap(pages: Pages, site: Site) -> None:
+    recorder = create(pages, site, names="Ana, Ben, Cleo")
+    recorder.entered("#plant-beans button[data-bean='blue']")
+
+    recorder.entered("#undo")
+
+    view = recorder.view()
+    assert view["seats"][0]["fields"][0] == {"bean": None, "count": 0}
+    assert view["planted_this_turn"] == 0
+
+
+def test_a_harvest_worth_nothing_asks_first(pages: Pages, site: Site) -> None:
+    recorder = create(pages, site, names="Ana, Ben, Cleo")
+    page = recorder.page
+    recorder.entered("#plant-beans button[data-bean='blue']")
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+
+    page.click("[data-key='harvest-0-0']")
+
+    assert asked
+    assert "0 coins" in asked[0]
+    assert recorder.view()["seats"][0]["fields"][0] == {"bean": "blue", "count": 1}
+
+
+def test_the_host_of_a_game_with_known_hands_enters_the_deal_and_refusals_cite_the_rules(
+    pages: Pages, site: Site
+) -> None:
+    recorder = create(pages, site, names="Ana, Ben, Cleo", known=True)
+    page = recorder.page
+    for hand in DEAL:
+        for bean in hand:
+            page.click(f".palette button[data-bean='{bean}']")
+    recorder.entered("#enter-deal")
+    assert [seat["hand"] for seat in recorder.view()["seats"]] == DEAL
+    assert page.inner_text("#plant-front") == "Plant Chili"
+
+    recorder.entered("#plant-front")
+    page.click("#second-plant")
+    page.click("[data-key='target-0']")
+    recorder.entered("#plant-front")
+
+    refusal = page.inner_text("#entry-message .refusal")
+    assert "RULES §7.1" in refusal
+    screenshot(page, "recorder-refusal-390x844", full_page=False)

@@ -1,19 +1,18 @@
-// The tabletop recorder: create a game, then enter what happens at the table as it happens.
-// The host's token acts for every seat; the engine refuses an illegal entry (shown at once with
-// its RULES section) and the table (the host sees every hand) is redrawn after each entry.
+// The tabletop recorder, phone first: create a game, then enter what the table does as it does it.
+// The host's token acts for every seat. With unknown hands (the default) the recorder never sees a
+// hand: it names a card only when the table shows it (a plant, a trade, a discard), and the bean
+// pickers grey out the beans the card cannot be. Every entry can be taken back (one tap, always at
+// the bottom) or corrected later from the list of entries; a refusal shows its RULES section.
 // URL: /record (a new game) or /record#game=<id> (go on recording; the token is in storage).
 
 import { api, errorView } from "./api.js";
-import { beansText, card, label, loadBeans } from "./beans.js";
+import { beansText, card, coinsFor, label, loadBeans } from "./beans.js";
 import { fill, h, plural, say, typing } from "./dom.js";
-import { phaseText, renderTable, statusText } from "./table.js";
+import { renderTable, statusText } from "./table.js";
 import { adoptToken, fragment, gamesWithTokens, storedTokens, takeFragmentToken } from "./tokens.js";
 
 const app = document.getElementById("app");
 const main = document.querySelector("main");
-const BEAN_KEYS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "-"];
-const PLANT_KEYS = ["q", "w", "e"];
-const HARVEST_KEYS = ["a", "s", "d"];
 const POLL_MS = 2000;
 
 const state = {
@@ -21,25 +20,43 @@ const state = {
   token: null,
   view: null,
   ruleset: null,
-  seat: 0,
-  activeSeen: null,
+  entries: [],
+  seen: null,
+  message: null,
+  busy: false,
   buffer: [],
   deal: null,
   dealSeat: 0,
-  plantBean: null,
-  offer: null,
-  log: [],
-  seen: 0,
-  message: null,
-  busy: false,
+  target: null,
+  secondPlant: false,
+  trade: null,
+  correcting: null,
+  answers: 0,
 };
 const ui = {};
 
 // --- creating a game ----------------------------------------------------------------------------
 
 async function setup() {
-  document.getElementById("title").textContent = "Record a tabletop game";
+  document.getElementById("title").textContent = "Record a game at the table";
   const { presets, options } = await api("/api/rulesets");
+  const seats = h("input", {
+    id: "seats",
+    name: "seats",
+    required: true,
+    placeholder: "Ana, Ben, Cleo",
+    autocomplete: "off",
+    autocapitalize: "words",
+    "aria-describedby": "seats-hint",
+  });
+  const start = h("select", { id: "start-seat", name: "start_seat" });
+  const names = () => seats.value.split(",").map((name) => name.trim());
+  const showSeats = () => {
+    const chosen = start.value;
+    fill(start, names().filter(Boolean).map((name, seat) => h("option", { value: seat, selected: String(seat) === chosen }, name)));
+    for (const row of document.querySelectorAll(".option[data-duel-only]")) row.hidden = names().filter(Boolean).length !== 2;
+  };
+  seats.addEventListener("input", showSeats);
   const preset = h(
     "select",
     { id: "ruleset", name: "ruleset" },
@@ -51,22 +68,10 @@ async function setup() {
   };
   preset.addEventListener("change", showPreset);
   showPreset();
-  const seats = h("input", {
-    id: "seats",
-    name: "seats",
-    required: true,
-    placeholder: "Ana, Ben, Cleo",
-    autocomplete: "off",
-    "aria-describedby": "seats-hint",
-  });
-  const start = h("select", { id: "start-seat", name: "start_seat" });
-  const names = () => seats.value.split(",").map((name) => name.trim()).filter(Boolean);
-  const showSeats = () => {
-    const chosen = start.value;
-    fill(start, names().map((name, seat) => h("option", { value: seat, selected: String(seat) === chosen }, name)));
-    for (const row of document.querySelectorAll(".option[data-duel-only]")) row.hidden = names().length !== 2;
-  };
-  seats.addEventListener("input", showSeats);
+  const hands = [
+    ["unknown", "I don't see the players' hands", "cards are named when the table shows them"],
+    ["known", "I enter every card dealt and drawn", "the players show me their hands"],
+  ];
   const optionRows = options.map((option) =>
     h(
       "div",
@@ -93,6 +98,14 @@ async function setup() {
       h("legend", {}, "The table"),
       h("p", { class: "field-row" }, h("label", { for: "seats" }, "Players, clockwise"), seats, h("span", { class: "hint", id: "seats-hint" }, "Names separated by commas: 2 to 7 players.")),
       h("p", { class: "field-row" }, h("label", { for: "start-seat" }, "Start player"), start),
+      h(
+        "div",
+        { class: "field-row", role: "radiogroup", "aria-labelledby": "hands-label" },
+        h("span", { id: "hands-label" }, "The hands"),
+        hands.map(([value, text, hint], i) =>
+          h("label", { class: "choice" }, h("input", { type: "radio", name: "hands", value, checked: i === 0 }), ` ${text} `, h("span", { class: "hint" }, `(${hint})`)),
+        ),
+      ),
       h("p", { class: "field-row" }, h("label", { for: "ruleset" }, "Ruleset"), preset, presetText),
     ),
     h("details", {}, h("summary", {}, "House rules and options"), h("fieldset", {}, h("legend", {}, "Options"), optionRows)),
@@ -107,13 +120,17 @@ async function setup() {
       if (input.closest(".option").hidden || !input.value.trim()) continue;
       chosen[option.name] = option.is_list ? input.value.split(",").map((v) => v.trim()) : JSON.parse(input.value);
     }
-    const body = { mode: "tabletop", ruleset: preset.value, options: chosen, seats: names(), start_seat: Number(start.value || 0) };
+    const body = {
+      mode: "tabletop",
+      hands: form.querySelector("input[name=hands]:checked").value,
+      ruleset: preset.value,
+      options: chosen,
+      seats: names(),
+      start_seat: Number(start.value || 0),
+    };
     try {
       const created = await api("/api/games", { method: "POST", body });
-      window.localStorage.setItem(
-        `bohnanza.tokens.${created.game_id}`,
-        JSON.stringify({ host: created.host_token }),
-      );
+      window.localStorage.setItem(`bohnanza.tokens.${created.game_id}`, JSON.stringify({ host: created.host_token }));
       window.localStorage.setItem(`bohnanza.seat-links.${created.game_id}`, JSON.stringify(created.seats));
       window.location.hash = `game=${created.game_id}`;
     } catch (error) {
@@ -137,7 +154,7 @@ async function setup() {
   seats.focus();
 }
 
-// --- recording ----------------------------------------------------------------------------------
+// --- opening a game -------------------------------------------------------------------------------
 
 async function open(gameId) {
   state.gameId = gameId;
@@ -163,8 +180,8 @@ async function open(gameId) {
     if (view.viewer.kind !== "host") throw new Error("This token is a seat's; recording needs the host's token.");
     state.ruleset = first.items[0].event.ruleset;
     state.view = view;
-    state.seen = Math.max(0, view.version - 12);
-    await readLog();
+    state.seen = view.version;
+    await loadEntries();
   } catch (error) {
     fill(app, errorView(error));
     return;
@@ -173,8 +190,8 @@ async function open(gameId) {
   layout();
   adjust();
   render();
-  document.addEventListener("keydown", onKey);
   window.setInterval(poll, POLL_MS);
+  document.addEventListener("keydown", onKey);
   main.dataset.ready = "true";
 }
 
@@ -203,26 +220,143 @@ function askForToken(gameId) {
   main.dataset.ready = "true";
 }
 
+async function loadEntries() {
+  const answer = await api(`/api/games/${state.gameId}/entries`, { token: state.token });
+  state.entries = answer.entries;
+}
+
+async function poll() {
+  if (state.busy || document.hidden) return;
+  try {
+    const summary = await api(`/api/games/${state.gameId}`, { token: state.token });
+    if (summary.version === state.seen) return;
+    await refresh();
+  } catch {
+    // A missed poll is caught up by the next one.
+  }
+}
+
+async function refresh() {
+  state.view = await api(`/api/games/${state.gameId}/view`, { token: state.token });
+  state.seen = state.view.version;
+  await loadEntries();
+  adjust();
+  render();
+}
+
+// --- what the table knows -------------------------------------------------------------------------
+
+const view = () => state.view;
+const seatName = (seat) => view().seats[seat].name;
+const unknownHands = () => view().hands === "unknown";
+const activeSeat = () => view().active_seat;
+
+/** The beans a card nobody has seen may still be: those its draw pile has not shown. */
+function possibleBeans(pile) {
+  const found = view().unseen?.find((item) => item.pile === pile);
+  return new Set(Object.keys(found?.beans ?? {}));
+}
+
+/** The beans a card off the draw pile may be now. */
+function pileBeans() {
+  if (unknownHands()) return possibleBeans(view().unseen.at(-1).pile);
+  return new Set(view().draw_pile.cards ?? state.ruleset.beans);
+}
+
+/** The front card of the active seat: its bean, or null when nobody has seen it. */
+function frontCard(seat = activeSeat()) {
+  const hand = view().seats[seat].hand;
+  return hand?.length ? hand[0] : null;
+}
+
+/** Where a bean goes by default: a field of that bean, else an empty field (RULES §7.1). */
+function defaultField(seat, bean) {
+  const fields = view().seats[seat].fields;
+  const same = fields.findIndex((field) => field.bean === bean);
+  if (same >= 0) return same;
+  const empty = fields.findIndex((field) => !field.bean);
+  return empty >= 0 ? empty : null;
+}
+
+function adjust() {
+  const v = view();
+  if (v.phase === "deal" && !state.deal) {
+    state.deal = v.seats.map(() => []);
+    state.dealSeat = v.start_seat;
+  }
+  if (v.phase !== "deal") state.deal = null;
+  const key = `${v.turn}/${v.active_seat}/${v.phase}/${v.planted_this_turn}`;
+  if (key !== state.turnKey) {
+    state.turnKey = key;
+    state.buffer = [];
+    state.target = null;
+    state.secondPlant = false;
+    if (v.phase !== "trade") state.trade = null;
+  }
+  if (v.phase === "trade" && !state.trade) resetTrade();
+}
+
+// --- sending entries ------------------------------------------------------------------------------
+
+async function send(body, { keep = false } = {}) {
+  if (state.busy) return false;
+  state.busy = true;
+  let ok = false;
+  try {
+    const result = await postCommand(body);
+    state.view = result.view;
+    state.seen = result.version;
+    state.message = { ok: result.events.map((item) => item.summary).join(" · ") };
+    if (!keep) state.buffer = [];
+    ok = true;
+  } catch (error) {
+    state.message = { error };
+    if (!keep) state.buffer = [];
+  } finally {
+    state.busy = false;
+    state.answers += 1;
+  }
+  await loadEntries().catch(() => {});
+  adjust();
+  render();
+  return ok;
+}
+
+function postCommand(body) {
+  return api(`/api/games/${state.gameId}/commands`, { method: "POST", token: state.token, body });
+}
+
+function undo() {
+  send({ type: "undo" });
+}
+
+function harvest(seat, field) {
+  const f = view().seats[seat].fields[field];
+  const pays = coinsFor(f.bean, f.count);
+  if (pays === 0 && !window.confirm(`${seatName(seat)} harvests field ${field + 1} (${f.count} ${label(f.bean)}) for 0 coins. Harvest anyway?`)) return;
+  send({ type: "harvest", seat, field });
+}
+
+// --- layout -----------------------------------------------------------------------------------------
+
 function layout() {
   ui.message = h("div", { id: "entry-message", "aria-live": "assertive" });
-  ui.entry = h("div", { id: "entry" });
+  ui.panel = h("div", { id: "entry" });
   ui.table = h("div", { id: "table" });
-  ui.log = h("ol", { class: "log", id: "log", "aria-label": "Recent entries" });
+  ui.entries = h("section", { class: "panel", id: "entries", "aria-labelledby": "entries-title" });
+  ui.bar = h("nav", { class: "record-bar", "aria-label": "Recording" });
   const links = h("div", { id: "links" });
   fill(
     app,
     h(
       "div",
-      { class: "two-columns" },
-      h(
-        "div",
-        { class: "record-main" },
-        ui.table,
-        h("section", { class: "panel" }, h("h2", {}, "Last entries"), ui.log),
-        links,
-      ),
-      h("section", { class: "panel entry", "aria-labelledby": "entry-title" }, h("h2", { id: "entry-title" }, "Enter what happens"), ui.message, ui.entry),
+      { class: "record-layout" },
+      h("section", { class: "panel entry", "aria-labelledby": "entry-title" }, h("h2", { id: "entry-title", class: "visually-hidden" }, "Enter what happens"), ui.message, ui.panel),
+      ui.table,
+      ui.entries,
+      links,
     ),
+    ui.bar,
   );
   fillLinks(links);
 }
@@ -237,18 +371,12 @@ function fillLinks(box) {
       "details",
       { class: "panel" },
       h("summary", {}, "Tokens and links"),
-      h(
-        "p",
-        { class: "token-box" },
-        "Host token (acts for every seat; keep it private): ",
-        shown,
-        h("button", { type: "button", onclick: () => (shown.hidden = !shown.hidden) }, "Show / hide"),
-      ),
+      h("p", { class: "token-box" }, "Host token (acts for every seat; keep it private): ", shown, h("button", { type: "button", onclick: () => (shown.hidden = !shown.hidden) }, "Show / hide")),
       h("p", {}, h("a", { href: `/games/${state.gameId}/replay?perspective=host` }, "Replay this game (as the host)")),
       h("p", {}, "Resume on another device: ", h("code", {}, `${origin}/record#game=${state.gameId}&token=…`), " (with the host token after token=)"),
       seatLinks.length
         ? [
-            h("p", {}, "Each player's live table (send each link to that player only):"),
+            h("p", {}, "Each player's own page (send each link to that player only; with unknown hands a player can note their own hand there):"),
             h("ul", {}, seatLinks.map((seat) => h("li", {}, h("a", { href: `/play/${state.gameId}#token=${seat.token}` }, `${seat.name}'s table`)))),
           ]
         : null,
@@ -256,409 +384,212 @@ function fillLinks(box) {
   );
 }
 
-async function readLog() {
-  for (;;) {
-    const page = await api(`/api/games/${state.gameId}/events`, { token: state.token, query: { after: state.seen, limit: 200 } });
-    for (const item of page.items) state.log.push({ position: item.position, text: item.summary });
-    state.seen = Math.max(state.seen, ...page.items.map((item) => item.position));
-    if (page.next_after === null) break;
-  }
-  state.log = state.log.slice(-40);
-}
-
-async function poll() {
-  if (state.busy || document.hidden) return;
-  try {
-    const page = await api(`/api/games/${state.gameId}/events`, { token: state.token, query: { after: state.seen, limit: 1 } });
-    if (!page.items.length) return;
-    state.view = await api(`/api/games/${state.gameId}/view`, { token: state.token });
-    await readLog();
-    adjust();
-    render();
-  } catch {
-    // A missed poll is caught up by the next one.
-  }
-}
-
-// --- state after each change --------------------------------------------------------------------
-
-function seatsFromStart() {
-  const n = state.view.players;
-  return Array.from({ length: n }, (_, i) => (state.view.start_seat + i) % n);
-}
-
-function dealSize(seat) {
-  const n = state.view.players;
-  return state.ruleset.deal[(seat - state.view.start_seat + n) % n];
-}
-
-function tradeAreaSeat() {
-  const seats = state.view.seats;
-  const order = seatsFromStart().map((_, i) => (state.view.active_seat + i) % seats.length);
-  return order.find((seat) => seats[seat].trade_area.length) ?? state.view.active_seat;
-}
-
-/** Choose sensible defaults after the table changed: the acting seat, the plant source, the deal. */
-function adjust() {
-  const view = state.view;
-  if (view.phase === "deal" && !state.deal) {
-    state.deal = view.seats.map(() => []);
-    state.dealSeat = view.start_seat;
-  }
-  if (view.phase !== "deal") state.deal = null;
-  const turnKey = `${view.turn}/${view.active_seat}/${view.phase}`;
-  if (turnKey !== state.activeSeen) {
-    state.activeSeen = turnKey;
-    state.seat = view.phase === "plant-traded" ? tradeAreaSeat() : view.active_seat;
-    state.buffer = [];
-    state.offer = null;
-  }
-  if (view.phase === "plant-traded" && !view.seats[state.seat].trade_area.length) state.seat = tradeAreaSeat();
-  const sources = plantSources();
-  if (!sources.includes(state.plantBean)) state.plantBean = sources[0] ?? null;
-  if (view.phase === "trade" && !state.offer) resetOffer();
-}
-
-function resetOffer() {
-  const view = state.view;
-  const fallback = state.seat === view.active_seat ? (view.active_seat + 1) % view.players : view.active_seat;
-  state.offer = { to: offerRange()?.to[0] ?? fallback, hand: [], faceUp: [], area: [], wants: [] };
-}
-
-/** What the acting seat may offer now, from the host's legal commands: to whom, and whether
- *  face-up and trade-area cards may go with the hand cards (null if the server did not say). */
-function offerRange() {
-  return state.view.legal?.offers?.find((range) => range.seat === state.seat) ?? null;
-}
-
-/** The beans the acting seat may plant from, other than its front hand card. */
-function plantSources() {
-  const view = state.view;
-  const seat = view.seats[state.seat];
-  switch (view.phase) {
-    case "plant-traded":
-      return [...new Set(seat.trade_area)];
-    case "resolve-offer":
-      return [...new Set(view.duel_offer)];
-    case "plant-drawn":
-      return [...new Set(view.revealed)];
-    default:
-      return [];
-  }
-}
-
-/** What the bean buttons do now: "deal", "reveal", "draw", "wants" or null. */
-function paletteMode() {
-  switch (state.view.phase) {
-    case "deal":
-      return "deal";
-    case "plant":
-      return "reveal";
-    case "draw":
-      return "draw";
-    case "trade":
-      return state.ruleset.trading ? "wants" : null;
-    default:
-      return null;
-  }
-}
-
-// --- entries ------------------------------------------------------------------------------------
-
-async function send(body, { keepBuffer = false } = {}) {
-  if (state.busy) return;
-  state.busy = true;
-  try {
-    const result = await api(`/api/games/${state.gameId}/commands`, { method: "POST", token: state.token, body });
-    state.view = result.view;
-    for (const item of result.events) state.log.push({ position: item.position, text: item.summary });
-    state.log = state.log.slice(-40);
-    state.seen = Math.max(state.seen, result.version);
-    state.message = { ok: result.events.map((item) => item.summary).join(" · ") };
-    state.buffer = [];
-    if (body.type === "offer" || body.type === "accept" || body.type === "withdraw" || body.type === "decline") state.offer = null;
-  } catch (error) {
-    state.message = { error };
-    if (!keepBuffer) state.buffer = [];
-  } finally {
-    state.busy = false;
-  }
-  adjust();
-  render();
-}
-
-function addBean(bean) {
-  const mode = paletteMode();
-  if (mode === "deal") {
-    const hand = state.deal[state.dealSeat];
-    if (hand.length >= dealSize(state.dealSeat)) return;
-    hand.push(bean);
-    if (hand.length === dealSize(state.dealSeat)) {
-      const next = seatsFromStart().find((seat) => state.deal[seat].length < dealSize(seat));
-      if (next !== undefined) state.dealSeat = next;
-    }
-    render();
-  } else if (mode === "reveal" || mode === "draw") {
-    state.buffer.push(bean);
-    // The table's chance step says how many cards come off the pile (fewer when the game ends).
-    const owed = state.view.legal?.chance?.count ?? (mode === "reveal" ? state.ruleset.reveal : state.ruleset.draw);
-    if (state.buffer.length >= owed) submitCards();
-    else render();
-  } else if (mode === "wants") {
-    state.offer.wants.push(bean);
-    render();
-  }
-}
-
-function undo() {
-  const mode = paletteMode();
-  if (mode === "deal") {
-    let hand = state.deal[state.dealSeat];
-    if (!hand.length) {
-      const order = seatsFromStart();
-      const before = order[(order.indexOf(state.dealSeat) - 1 + order.length) % order.length];
-      if (state.deal[before].length) state.dealSeat = before;
-      hand = state.deal[state.dealSeat];
-    }
-    hand.pop();
-  } else if (mode === "wants") {
-    state.offer.wants.pop();
-  } else {
-    state.buffer.pop();
-  }
-  render();
-}
-
-function submitCards() {
-  const mode = paletteMode();
-  if (mode === "deal") {
-    send({ type: "deal", hands: state.deal.map((hand) => [...hand]) }, { keepBuffer: true });
-  } else if (mode === "reveal" || mode === "draw") {
-    send({ type: mode, seat: state.view.active_seat, cards: [...state.buffer] });
-  }
-}
-
-function plant(field) {
-  const body = { type: "plant", seat: state.seat, field };
-  if (state.view.phase !== "plant") body.bean = state.plantBean;
-  send(body);
-}
-
-function makeOffer() {
-  const offer = state.offer;
-  const view = state.view;
-  send({
-    type: "offer",
-    seat: state.seat,
-    to: offer.to,
-    hand: [...offer.hand].sort((a, b) => a - b),
-    revealed: offer.faceUp.map((i) => view.revealed[i]),
-    trade_area: offer.area.map((i) => view.seats[state.seat].trade_area[i]),
-    wants: offer.wants,
-  });
-}
-
-/** Accept with the cards the receiving seat holds: hand first, then face-up or trade-area cards. */
-function accept(offer) {
-  const view = state.view;
-  const seat = view.seats[offer.to];
-  const hand = [];
-  const revealed = [];
-  const tradeArea = [];
-  const faceUp = offer.to === view.active_seat ? [...view.revealed] : [];
-  const area = state.ruleset.allow_retrade ? [...seat.trade_area] : [];
-  for (const bean of offer.wants) {
-    const position = (seat.hand ?? []).findIndex((card, i) => card === bean && !hand.includes(i));
-    if (position >= 0) hand.push(position);
-    else if (faceUp.includes(bean)) revealed.push(...faceUp.splice(faceUp.indexOf(bean), 1));
-    else if (area.includes(bean)) tradeArea.push(...area.splice(area.indexOf(bean), 1));
-    else hand.push(-1);
-  }
-  const body = { type: "accept", seat: offer.to, offer: offer.id, hand: hand.filter((p) => p >= 0), revealed, trade_area: tradeArea };
-  send(body);
-}
-
-function onKey(event) {
-  if (event.altKey || event.ctrlKey || event.metaKey || typing(event) || state.busy) return;
-  const key = event.key.toLowerCase();
-  const beans = state.ruleset.beans;
-  const beanIndex = BEAN_KEYS.indexOf(key);
-  const fields = state.view.seats[state.seat].fields.length;
-  let handled = true;
-  if (beanIndex >= 0 && beanIndex < beans.length && paletteMode()) addBean(beans[beanIndex]);
-  else if (key === "backspace" && paletteMode()) undo();
-  else if (PLANT_KEYS.indexOf(key) >= 0 && PLANT_KEYS.indexOf(key) < fields && canPlant()) plant(PLANT_KEYS.indexOf(key));
-  else if (HARVEST_KEYS.indexOf(key) >= 0 && HARVEST_KEYS.indexOf(key) < fields) send({ type: "harvest", seat: state.seat, field: HARVEST_KEYS.indexOf(key) });
-  else if (key === "b" && state.ruleset.third_field) send({ type: "buy-field", seat: state.seat });
-  else if (key === "t" && state.view.phase === "trade") send({ type: "end-trading", seat: state.view.active_seat });
-  else handled = false;
-  if (handled) event.preventDefault();
-}
-
-function canPlant() {
-  const phase = state.view.phase;
-  return phase === "plant" || plantSources().length > 0;
-}
-
-// --- drawing the entry panel --------------------------------------------------------------------
+// --- drawing --------------------------------------------------------------------------------------
 
 function render() {
-  const focused = document.activeElement?.dataset?.key;
-  fill(ui.table, renderTable(state.view));
-  fill(
-    ui.log,
-    [...state.log].reverse().slice(0, 14).map((line) => h("li", {}, h("span", { class: "pos" }, String(line.position)), line.text)),
-  );
+  main.dataset.answers = String(state.answers);
+  fill(ui.table, tableWithHarvests());
   if (state.message?.error) fill(ui.message, errorView(state.message.error));
   else if (state.message?.ok) say(ui.message, `Recorded: ${state.message.ok}`, "ok");
   else fill(ui.message);
-  fill(ui.entry, entryPanel());
-  if (focused) ui.entry.querySelector(`[data-key="${CSS.escape(focused)}"]`)?.focus();
+  fill(ui.panel, state.correcting ? correctionPanel() : entryPanel());
+  fill(ui.entries, entriesView());
+  fill(
+    ui.bar,
+    h("button", { type: "button", id: "undo", class: "undo", disabled: !state.entries.length || state.busy, onclick: undo, title: state.entries.at(-1)?.text ?? "" }, "↶ Undo last entry"),
+    h("button", { type: "button", id: "to-entries", onclick: () => ui.entries.scrollIntoView({ block: "start" }) }, `Entries (${state.entries.length})`),
+  );
+}
+
+/** The table, with a harvest button on every planted field (any seat may harvest at any time,
+ *  RULES §8.1; the engine refuses what the rules do not allow). */
+function tableWithHarvests() {
+  const table = renderTable(view());
+  if (view().phase === "ended" || view().phase === "deal") return table;
+  for (const seatNode of table.querySelectorAll(".seat")) {
+    const seat = Number(seatNode.dataset.seat);
+    seatNode.querySelectorAll(".field").forEach((fieldNode, index) => {
+      if (!fieldNode.dataset.bean) return;
+      fieldNode.append(
+        h("button", { type: "button", class: "harvest", "data-key": `harvest-${seat}-${index}`, onclick: () => harvest(seat, index) }, "Harvest"),
+      );
+    });
+    const seatView = view().seats[seat];
+    if (state.ruleset.third_field && !seatView.bought_third_field && seatView.fields.length < 3) {
+      seatNode.querySelector(".fields")?.append(
+        h("button", { type: "button", class: "buy-field", "data-key": `buy-${seat}`, onclick: () => send({ type: "buy-field", seat }) }, `Buy field 3 (${plural(state.ruleset.third_field_cost, "coin")})`),
+      );
+    }
+  }
+  return table;
 }
 
 function entryPanel() {
-  const view = state.view;
-  if (view.phase === "ended") {
-    return [
-      h("p", { class: "status" }, statusText(view)),
-      h("p", {}, h("a", { class: "button primary", href: `/games/${state.gameId}/replay?perspective=host` }, "Replay the game")),
-    ];
-  }
-  const head = [h("p", { class: "status", id: "entry-status" }, statusText(view)), h("p", { class: "hint", id: "what-now" }, whatNow())];
-  switch (view.phase) {
+  const v = view();
+  const head = h("p", { class: "status", id: "entry-status" }, statusText(v));
+  switch (v.phase) {
     case "deal":
-      return [head, palette()];
-    case "trade":
-      return [head, phaseActions(), seatPicker(), state.ruleset.trading ? tradeSection() : null, fieldSection()];
-    case "draw":
-      return [head, palette(), seatPicker(), fieldSection()];
-    default:
-      return [head, seatPicker(), fieldSection(), palette(), phaseActions()];
-  }
-}
-
-function whatNow() {
-  const view = state.view;
-  const name = (seat) => view.seats[seat].name;
-  const active = view.seats[view.active_seat];
-  switch (view.phase) {
-    case "deal":
-      return "Enter each player's dealt cards, front card first, with the bean buttons (keys 1–9, 0, -). Backspace takes one back.";
+      return [head, hint("Enter each player's dealt cards, front card first. Each tap adds a card."), dealPanel()];
     case "plant":
-      if (view.planted_this_turn === 0 && active.hand?.length) return `${name(view.active_seat)} plants the front card (${label(active.hand[0])}): choose a field (Q, W, E).`;
-      if (view.planted_this_turn === 1 && active.hand?.length) return `${name(view.active_seat)} may plant the next card (${label(active.hand[0])}), or name the ${state.ruleset.reveal} cards turned face up.`;
-      return `Name the ${state.ruleset.reveal} cards ${name(view.active_seat)} turns face up.`;
+      return [head, plantPanel()];
     case "trade":
-      return `Offers and answers; End trading (T) when ${name(view.active_seat)} is done.`;
+      return [head, tradePanel()];
     case "plant-traded":
-      return "Every player plants the cards in their trade area: choose the player, the bean and the field.";
+      return [head, plantTradedPanel()];
     case "draw":
-      return `Name the ${state.ruleset.draw} cards ${name(view.active_seat)} draws.`;
+      return [head, drawPanel()];
+    case "resolve-offer":
+      return [head, offeredPanel()];
+    case "plant-drawn":
+      return [head, drawnPanel()];
+    case "ended":
+      return [head, endedPanel()];
     default:
-      return phaseText(view);
+      return head;
   }
 }
 
-function seatPicker() {
-  const view = state.view;
+function hint(text) {
+  return h("p", { class: "hint", id: "what-now" }, text);
+}
+
+/** A grid of bean buttons; beans not in `allowed` are greyed out (they cannot be there). */
+function beanGrid(onPick, { allowed = null, id = null, label: title = "Beans", pressed = null } = {}) {
   return h(
-    "section",
-    { "aria-labelledby": "seat-title" },
-    h("h3", { id: "seat-title" }, "Acting player"),
-    h(
-      "div",
-      { class: "seat-picker", role: "group", "aria-labelledby": "seat-title" },
-      view.seats.map((seat) =>
-        h(
-          "button",
-          {
-            type: "button",
-            "aria-pressed": String(seat.seat === state.seat),
-            "data-key": `seat-${seat.seat}`,
-            onclick: () => {
-              state.seat = seat.seat;
-              state.message = null;
-              if (view.phase === "trade") resetOffer();
-              adjust();
-              render();
-            },
+    "div",
+    { class: "palette", role: "group", "aria-label": title, id },
+    state.ruleset.beans.map((bean) => {
+      const possible = !allowed || allowed.has(bean);
+      return h(
+        "button",
+        {
+          type: "button",
+          class: ["card", `bean-${bean}`, !possible && "impossible"],
+          "data-bean": bean,
+          disabled: !possible || state.busy,
+          "aria-pressed": pressed === null ? null : String(pressed === bean),
+          title: possible ? label(bean) : `${label(bean)}: every such card has been seen`,
+          onclick: () => onPick(bean),
+        },
+        label(bean),
+      );
+    }),
+  );
+}
+
+/** The fields of a seat to choose where a card goes (the default chosen unless tapped). */
+function targetRow(seat, bean) {
+  const fields = view().seats[seat].fields;
+  const chosen = state.target ?? (bean ? defaultField(seat, bean) : null);
+  return h(
+    "div",
+    { class: "chips targets", role: "group", "aria-label": "Field" },
+    h("span", { class: "hint" }, "into"),
+    fields.map((field, index) =>
+      h(
+        "button",
+        {
+          type: "button",
+          "aria-pressed": String(chosen === index),
+          "data-key": `target-${index}`,
+          onclick: () => {
+            state.target = index;
+            render();
           },
-          seat.name,
-          seat.seat === view.active_seat ? " (active)" : "",
-          seat.trade_area.length ? ` · ${plural(seat.trade_area.length, "card")} to plant` : "",
-        ),
+        },
+        `field ${index + 1}${field.bean ? ` (${field.count} ${label(field.bean)})` : " (empty)"}`,
       ),
     ),
   );
 }
 
-function palette() {
-  const mode = paletteMode();
-  if (!mode) return null;
-  const view = state.view;
-  const beans = state.ruleset.beans;
-  const titles = {
-    deal: `Deal: ${view.seats[state.dealSeat].name}'s hand`,
-    reveal: `Reveal: the ${plural(state.ruleset.reveal, "card")} turned face up`,
-    draw: `Draw: the ${plural(state.ruleset.draw, "card")} ${view.seats[view.active_seat].name} draws`,
-    wants: `…for the beans ${view.seats[state.seat].name} asks for`,
-  };
+function plantInto(seat, bean) {
+  const field = state.target ?? defaultField(seat, bean);
+  if (field === null) {
+    state.message = { error: new Error(`${label(bean)} fits no field of ${seatName(seat)}: harvest a field first (tap Harvest on it), or buy a third field.`) };
+    render();
+    return;
+  }
+  const body = { type: "plant", seat, field };
+  if (bean) body.bean = bean;
+  state.target = null;
+  send(body);
+}
+
+// phase 1: plant the front card (one tap: its bean, or the known card), then reveal
+function plantPanel() {
+  const v = view();
+  const seat = v.active_seat;
+  const player = v.seats[seat];
+  const parts = [];
+  const mayPlant = player.hand_size > 0 && v.planted_this_turn < 2;
+  const mustPlant = v.planted_this_turn === 0 && player.hand_size > 0;
+  const revealing = !mustPlant && !state.secondPlant;
+  if (mustPlant || (mayPlant && state.secondPlant)) {
+    const which = v.planted_this_turn === 0 ? "front card" : "next card";
+    const front = frontCard(seat);
+    if (front) {
+      parts.push(hint(`${player.name} plants the ${which}, ${label(front)}.`), targetRow(seat, front));
+      parts.push(h("button", { type: "button", class: ["primary", "card", `bean-${front}`], id: "plant-front", onclick: () => plantInto(seat, null) }, `Plant ${label(front)}`));
+    } else {
+      parts.push(hint(`${player.name} plants the ${which}: tap its bean.`), targetRow(seat, null));
+      const pile = player.hand_piles?.[0] ?? 0;
+      parts.push(beanGrid((bean) => plantInto(seat, bean), { allowed: unknownHands() ? possibleBeans(pile) : null, id: "plant-beans", label: "The planted bean" }));
+    }
+    if (!mustPlant) parts.push(h("button", { type: "button", onclick: () => ((state.secondPlant = false), render()) }, "No second card: reveal"));
+  }
+  if (revealing) {
+    if (mayPlant) parts.push(h("button", { type: "button", id: "second-plant", onclick: () => ((state.secondPlant = true), render()) }, `Plant a second card first`));
+    parts.push(revealSection(seat));
+  }
+  if (state.ruleset.players === 2 && !mustPlant) parts.push(handDiscardSection(seat));
+  return parts;
+}
+
+function chanceCount(kind) {
+  const chance = view().legal?.chance;
+  if (chance && chance.type === kind) return chance.count;
+  return kind === "reveal" ? state.ruleset.reveal : state.ruleset.draw;
+}
+
+function revealSection(seat) {
+  const owed = chanceCount("reveal");
+  const named = Counter(state.buffer);
+  const possible = pileBeans();
   return h(
     "section",
-    { "aria-labelledby": "palette-title" },
-    h("h3", { id: "palette-title" }, titles[mode]),
-    mode === "deal" ? dealRows() : mode === "wants" ? null : cardBuffer(mode),
-    h(
-      "div",
-      { class: "palette", role: "group", "aria-label": "Beans" },
-      beans.map((bean, i) =>
-        h(
-          "button",
-          {
-            type: "button",
-            class: ["card", `bean-${bean}`],
-            "data-bean": bean,
-            "data-key": `bean-${bean}`,
-            "aria-keyshortcuts": BEAN_KEYS[i],
-            onclick: () => addBean(bean),
-          },
-          label(bean),
-          BEAN_KEYS[i] ? h("kbd", {}, BEAN_KEYS[i]) : null,
-        ),
-      ),
-    ),
-    mode === "wants"
-      ? null
-      : h(
-          "div",
-          { class: "buttons" },
-          h("button", { type: "button", onclick: undo, "data-key": "undo", "aria-keyshortcuts": "Backspace" }, "Take back ", h("kbd", {}, "⌫")),
-          mode === "deal"
-            ? h(
-                "button",
-                {
-                  type: "button",
-                  class: "primary",
-                  id: "enter-deal",
-                  "data-key": "enter-deal",
-                  disabled: state.deal.some((hand, seat) => hand.length !== dealSize(seat)),
-                  onclick: submitCards,
-                },
-                "Enter the deal",
-              )
-            : state.buffer.length
-              ? h(
-                  "button",
-                  { type: "button", id: "enter-cards", "data-key": "enter-cards", onclick: submitCards },
-                  `Enter just ${plural(state.buffer.length, "card")} (the game ends)`,
-                )
-              : null,
-        ),
+    { "aria-labelledby": "reveal-title" },
+    h("h3", { id: "reveal-title" }, `${seatName(seat)} turns up ${plural(owed, "card")}: tap them in order`),
+    cardBuffer(owed),
+    beanGrid((bean) => addCard(bean, "reveal", seat, owed), { allowed: new Set([...possible].filter((bean) => !exhausted(bean, named))), id: "reveal-beans", label: "Cards turned up" }),
+    bufferButtons("reveal", seat),
   );
 }
 
-function cardBuffer(mode) {
-  const owed = mode === "reveal" ? state.ruleset.reveal : state.ruleset.draw;
+/** Whether every card of this bean the pile may hold is named in the buffer already. */
+function exhausted(bean, named) {
+  if (unknownHands()) {
+    const found = view().unseen.at(-1).beans[bean] ?? 0;
+    return (named.get(bean) ?? 0) >= found;
+  }
+  const pile = view().draw_pile.cards;
+  if (!pile) return false;
+  return (named.get(bean) ?? 0) >= pile.filter((card) => card === bean).length;
+}
+
+function Counter(items) {
+  const counts = new Map();
+  for (const item of items) counts.set(item, (counts.get(item) ?? 0) + 1);
+  return counts;
+}
+
+function addCard(bean, type, seat, owed) {
+  state.buffer.push(bean);
+  if (state.buffer.length >= owed) send({ type, seat, cards: [...state.buffer] });
+  else render();
+}
+
+function cardBuffer(owed) {
   return h(
     "div",
     { class: "buffer", id: "buffer", "aria-live": "polite", "aria-label": "Cards named so far" },
@@ -667,143 +598,151 @@ function cardBuffer(mode) {
   );
 }
 
-function dealRows() {
+function bufferButtons(type, seat) {
   return h(
     "div",
-    { class: "deal-rows" },
-    seatsFromStart().map((seat) =>
-      h(
-        "div",
-        { class: "inline deal-row", "data-seat": seat },
-        h(
-          "button",
-          {
-            type: "button",
-            "aria-pressed": String(seat === state.dealSeat),
-            "data-key": `deal-seat-${seat}`,
-            onclick: () => {
-              state.dealSeat = seat;
-              render();
-            },
-          },
-          `${state.view.seats[seat].name} ${state.deal[seat].length}/${dealSize(seat)}`,
-        ),
-        h("span", { class: "cards" }, state.deal[seat].map((bean) => card(bean))),
-      ),
-    ),
+    { class: "buttons" },
+    state.buffer.length
+      ? [
+          h("button", { type: "button", onclick: () => (state.buffer.pop(), render()) }, "Take back a card"),
+          h("button", { type: "button", id: "enter-cards", onclick: () => send({ type, seat, cards: [...state.buffer] }) }, `Only ${plural(state.buffer.length, "card")} (the pile ran out)`),
+        ]
+      : null,
   );
 }
 
-function fieldSection() {
-  const view = state.view;
-  const seat = view.seats[state.seat];
-  const phase = view.phase;
-  const sources = plantSources();
-  const planting = phase === "plant" ? (state.seat === view.active_seat && seat.hand?.length ? seat.hand[0] : null) : state.plantBean;
+function handDiscardSection(seat) {
+  const player = view().seats[seat];
+  if (!player.hand_size) return null;
   return h(
-    "section",
-    { "aria-labelledby": "fields-title" },
-    h("h3", { id: "fields-title" }, `${seat.name}'s fields`),
-    sources.length
-      ? h(
-          "div",
-          { class: "inline" },
-          h("span", { class: "hint" }, "Plant which bean:"),
-          h(
-            "div",
-            { class: "chips", role: "group", "aria-label": "Bean to plant" },
-            sources.map((bean) =>
-              h(
-                "button",
-                {
-                  type: "button",
-                  class: ["card", `bean-${bean}`],
-                  "data-key": `source-${bean}`,
-                  "aria-pressed": String(bean === state.plantBean),
-                  onclick: () => {
-                    state.plantBean = bean;
-                    render();
-                  },
-                },
-                label(bean),
-              ),
-            ),
-          ),
-        )
-      : null,
-    h(
-      "div",
-      { class: "field-actions" },
-      seat.fields.map((field, f) =>
-        h(
-          "div",
-          { class: "group", "data-field": f },
-          h("strong", {}, `Field ${f + 1}: `, field.bean ? `${field.count}× ${label(field.bean)}` : "empty"),
-          h(
-            "button",
-            {
-              type: "button",
-              class: "plant",
-              "data-key": `plant-${f}`,
-              disabled: !planting,
-              "aria-keyshortcuts": PLANT_KEYS[f],
-              onclick: () => plant(f),
-            },
-            planting ? `Plant ${label(planting)}` : "Plant",
-            PLANT_KEYS[f] ? h("kbd", {}, PLANT_KEYS[f].toUpperCase()) : null,
-          ),
-          h(
-            "button",
-            {
-              type: "button",
-              class: "harvest",
-              "data-key": `harvest-${f}`,
-              disabled: !field.bean,
-              "aria-keyshortcuts": HARVEST_KEYS[f],
-              onclick: () => send({ type: "harvest", seat: state.seat, field: f }),
-            },
-            "Harvest",
-            HARVEST_KEYS[f] ? h("kbd", {}, HARVEST_KEYS[f].toUpperCase()) : null,
-          ),
-        ),
-      ),
-    ),
-    state.ruleset.third_field && !seat.bought_third_field
-      ? h(
-          "button",
-          { type: "button", id: "buy-field", "data-key": "buy-field", "aria-keyshortcuts": "b", onclick: () => send({ type: "buy-field", seat: state.seat }) },
-          `Buy a third field (${plural(state.ruleset.third_field_cost, "coin")})`,
-          h("kbd", {}, "B"),
-        )
-      : null,
+    "details",
+    { class: "more" },
+    h("summary", {}, "Discard a card from the hand (bean duel)"),
+    player.hand
+      ? h("div", { class: "chips" }, player.hand.map((bean, position) => h("button", { type: "button", class: ["card", `bean-${bean}`], onclick: () => send({ type: "discard-from-hand", seat, position }) }, `${label(bean)} (card ${position + 1})`)))
+      : [
+          h("p", { class: "hint" }, "Which card, counted from the front, and its bean:"),
+          h("div", { class: "chips" }, Array.from({ length: player.hand_size }, (_, position) => h("button", { type: "button", "aria-pressed": String(state.discardPosition === position), onclick: () => ((state.discardPosition = position), render()) }, `card ${position + 1}`))),
+          state.discardPosition !== undefined
+            ? beanGrid((bean) => send({ type: "discard-from-hand", seat, position: state.discardPosition, bean }), { allowed: possibleBeans(player.hand_piles[state.discardPosition]), label: "The discarded bean" })
+            : null,
+        ],
   );
 }
 
-function phaseActions() {
-  const view = state.view;
-  const active = view.active_seat;
-  const actions = [];
-  if (view.phase === "trade") {
-    actions.push(
-      h("button", { type: "button", class: "primary", id: "end-trading", "data-key": "end-trading", "aria-keyshortcuts": "t", onclick: () => send({ type: "end-trading", seat: active }) }, "End trading", h("kbd", {}, "T")),
+// phase 2: trades (an offer and its acceptance as one entry), then end trading
+function resetTrade() {
+  const v = view();
+  const partner = v.seats.find((seat) => seat.seat !== v.active_seat).seat;
+  state.trade = { partner, faceUp: [], mine: [], theirs: [] };
+}
+
+function tradePanel() {
+  const v = view();
+  const active = v.active_seat;
+  const trade = state.trade;
+  const parts = [hint(`Record each trade or donation as it is agreed, then End trading.`)];
+  if (state.ruleset.trading) {
+    parts.push(
+      h(
+        "section",
+        { id: "trade", "aria-labelledby": "trade-title" },
+        h("h3", { id: "trade-title" }, `${seatName(active)} trades with`),
+        h(
+          "div",
+          { class: "chips", role: "group", "aria-label": "Partner" },
+          v.seats.filter((seat) => seat.seat !== active).map((seat) =>
+            h("button", { type: "button", "aria-pressed": String(seat.seat === trade.partner), "data-key": `partner-${seat.seat}`, onclick: () => ((trade.partner = seat.seat), (trade.theirs = []), render()) }, seat.name),
+          ),
+        ),
+        givesSection(active, trade.mine, true),
+        givesSection(trade.partner, trade.theirs, false),
+        h(
+          "div",
+          { class: "buttons" },
+          h("button", { type: "button", class: "primary", id: "trade-done", disabled: !tradeSides().some((side) => side.length) || state.busy, onclick: submitTrade }, tradeLabel()),
+          h("button", { type: "button", onclick: () => (resetTrade(), render()) }, "Clear"),
+        ),
+      ),
     );
   }
-  if (state.ruleset.players === 2) {
-    if (view.phase === "resolve-offer") {
-      for (const bean of new Set(view.duel_offer)) {
-        actions.push(h("button", { type: "button", onclick: () => send({ type: "discard-offered", seat: active, bean }) }, `Discard the offered ${label(bean)}`));
-      }
-    }
-    if (view.phase === "plant") {
-      (view.seats[active].hand ?? []).forEach((bean, position) => {
-        actions.push(h("button", { type: "button", onclick: () => send({ type: "discard-from-hand", seat: active, position }) }, `Discard ${label(bean)} (hand ${position + 1})`));
-      });
-    }
-    if (view.phase === "plant-drawn") {
-      actions.push(h("button", { type: "button", onclick: () => send({ type: "offer-rest", seat: active }) }, "Offer the rest"));
-    }
+  if (v.offers.length) parts.push(openOffers());
+  parts.push(h("button", { type: "button", class: "primary wide", id: "end-trading", onclick: () => send({ type: "end-trading", seat: active }) }, `End trading (${seatName(active)} keeps ${beansText(v.revealed.filter((bean, i) => !state.trade?.faceUp.includes(i)))})`));
+  return parts;
+}
+
+function tradeSides() {
+  const trade = state.trade;
+  return [[...trade.faceUp, ...trade.mine], trade.theirs];
+}
+
+function tradeLabel() {
+  const [mine, theirs] = tradeSides();
+  if (mine.length && theirs.length) return "Trade done";
+  if (mine.length || theirs.length) return "Donation done";
+  return "Trade done";
+}
+
+/** What one side of a trade gives: face-up cards (the active seat), hand cards. Known hands:
+ *  the cards themselves, by position. Unknown hands: the bean, and the card only when it matters
+ *  (cards from different draw piles). */
+function givesSection(seat, chosen, isActive) {
+  const v = view();
+  const player = v.seats[seat];
+  const trade = state.trade;
+  const title = `${player.name} gives`;
+  const faceUp = isActive
+    ? v.revealed.map((bean, i) =>
+        h("button", { type: "button", class: ["card", `bean-${bean}`], "aria-pressed": String(trade.faceUp.includes(i)), "data-key": `face-up-${i}`, onclick: () => (toggle(trade.faceUp, i), render()) }, label(bean), h("span", { class: "card-note" }, "face up")),
+      )
+    : [];
+  let fromHand;
+  if (player.hand) {
+    fromHand = player.hand.map((bean, position) =>
+      h(
+        "button",
+        { type: "button", class: ["card", `bean-${bean}`], "aria-pressed": String(chosen.some((c) => c.position === position)), "data-key": `give-${seat}-${position}`, onclick: () => (toggleCard(chosen, { position, bean }), render()) },
+        label(bean),
+        h("span", { class: "card-note" }, `hand ${position + 1}`),
+      ),
+    );
+  } else {
+    const piles = player.hand_piles ?? [];
+    const mixed = new Set(piles).size > 1;
+    const picker = (bean) => {
+      const free = piles.map((pile, position) => ({ pile, position })).filter(({ position }) => !chosen.some((c) => c.position === position));
+      const candidates = free.filter(({ pile }) => possibleBeans(pile).has(bean));
+      if (!candidates.length) return;
+      chosen.push({ position: mixed ? null : candidates[0].position, bean, candidates: candidates.map((c) => c.position) });
+      render();
+    };
+    const allowed = new Set(piles.flatMap((pile) => [...possibleBeans(pile)]));
+    fromHand = [
+      chosen.map((given, i) =>
+        h(
+          "span",
+          { class: "given" },
+          h("button", { type: "button", class: ["card", `bean-${given.bean}`], title: "remove", onclick: () => (chosen.splice(i, 1), render()) }, label(given.bean), h("span", { class: "card-note" }, given.position === null ? "which card?" : `hand ${given.position + 1}`)),
+          given.position === null
+            ? h(
+                "span",
+                { class: "chips which-card", role: "group", "aria-label": "Which card, from the front" },
+                given.candidates.map((position) =>
+                  h("button", { type: "button", "data-key": `which-${seat}-${position}`, onclick: () => ((given.position = position), render()) }, `card ${position + 1}${piles[position] ? ` (pile ${piles[position] + 1})` : ""}`),
+                ),
+              )
+            : null,
+        ),
+      ),
+      h(
+        "details",
+        { class: "hand-beans", open: !isActive || chosen.length > 0 },
+        h("summary", {}, "from the hand: tap the bean"),
+        beanGrid(picker, { allowed, id: `gives-${seat}`, label: `${player.name}'s hand card` }),
+      ),
+    ];
   }
-  return actions.length ? h("section", {}, h("div", { class: "buttons" }, actions)) : null;
+  return h("div", { class: "gives", "data-seat": seat }, h("h4", {}, title), h("div", { class: "chips" }, faceUp), fromHand);
 }
 
 function toggle(list, value) {
@@ -812,111 +751,405 @@ function toggle(list, value) {
   else list.push(value);
 }
 
-function tradeSection() {
-  const view = state.view;
-  const offer = state.offer;
-  const seat = view.seats[state.seat];
-  const isActive = state.seat === view.active_seat;
-  const range = offerRange();
-  const chip = (bean, pressed, onclick, key, note = null) =>
-    h("button", { type: "button", class: ["card", `bean-${bean}`], "aria-pressed": String(pressed), "data-key": key, onclick }, label(bean), note ? h("span", { class: "card-note" }, note) : null);
-  const mayGiveFaceUp = range ? range.revealed.length > 0 : isActive;
-  const mayGiveArea = range ? range.trade_area.length > 0 : state.ruleset.allow_retrade;
-  const recipients = view.seats.filter((other) => (range ? range.to.includes(other.seat) : other.seat !== state.seat));
-  const faceUp = mayGiveFaceUp ? view.revealed.map((bean, i) => ({ bean, i })) : [];
+function toggleCard(list, chosen) {
+  const index = list.findIndex((c) => c.position === chosen.position);
+  if (index >= 0) list.splice(index, 1);
+  else list.push(chosen);
+}
+
+function handPart(chosen) {
+  const given = [...chosen].sort((a, b) => a.position - b.position);
+  const body = { hand: given.map((c) => c.position) };
+  if (unknownHands()) body.hand_beans = given.map((c) => c.bean);
+  return body;
+}
+
+function submitTrade() {
+  const v = view();
+  const trade = state.trade;
+  const active = v.active_seat;
+  if ([...trade.mine, ...trade.theirs].some((c) => c.position === null)) {
+    state.message = { error: new Error("Tap which card each hand card was (it matters: they came from different draw piles).") };
+    render();
+    return;
+  }
+  const faceUp = trade.faceUp.map((i) => v.revealed[i]);
+  const offer = { type: "offer", seat: active, to: trade.partner, revealed: faceUp, ...handPart(trade.mine), wants: trade.theirs.map((c) => c.bean) };
+  const bodies = [offer];
+  const donationToActive = !faceUp.length && !trade.mine.length;
+  if (donationToActive) {
+    // A gift to the active player: the partner offers it, the active player accepts.
+    bodies[0] = { type: "offer", seat: trade.partner, to: active, ...handPart(trade.theirs), wants: [] };
+    bodies.push({ type: "accept", seat: active, offer: null });
+  } else {
+    bodies.push({ type: "accept", seat: trade.partner, offer: null, ...handPart(trade.theirs) });
+  }
+  acceptAfterOffer(bodies);
+}
+
+async function acceptAfterOffer([offer, accept]) {
+  if (state.busy) return;
+  state.busy = true;
+  try {
+    const offered = await postCommand(offer);
+    const made = offered.events.find((item) => item.type === "TradeOffered");
+    const result = await postCommand({ ...accept, offer: made.event.offer });
+    state.view = result.view;
+    state.seen = result.version;
+    state.message = { ok: [...offered.events, ...result.events].map((item) => item.summary).join(" · ") };
+    state.trade = null;
+  } catch (error) {
+    state.message = { error };
+  } finally {
+    state.busy = false;
+    state.answers += 1;
+  }
+  await refresh().catch(() => {});
+}
+
+function openOffers() {
+  const v = view();
   return h(
     "section",
-    { "aria-labelledby": "trade-title", id: "trade" },
-    h("h3", { id: "trade-title" }, `${seat.name} offers`),
+    { id: "open-offers" },
+    h("h3", {}, "Open offers (made from the players' own pages)"),
     h(
-      "div",
-      { class: "inline" },
-      h("span", { class: "hint" }, "to"),
-      recipients.map((other) =>
+      "ul",
+      { class: "notes" },
+      v.offers.map((offer) =>
         h(
-          "button",
-          {
-            type: "button",
-            "aria-pressed": String(other.seat === offer.to),
-            "data-key": `offer-to-${other.seat}`,
-            onclick: () => {
-              offer.to = other.seat;
-              render();
-            },
-          },
-          other.name,
+          "li",
+          { class: "note", "data-offer": offer.id },
+          h("p", {}, `#${offer.id} ${seatName(offer.proposer)} → ${seatName(offer.to)}: ${beansText(offer.gives)} for ${offer.wants.length ? beansText(offer.wants) : "nothing"}`),
+          h(
+            "div",
+            { class: "buttons" },
+            h("button", { type: "button", class: "decline", "data-key": `decline-${offer.id}`, onclick: () => send({ type: "decline", seat: offer.to, offer: offer.id }) }, "Declined"),
+            h("button", { type: "button", class: "withdraw", "data-key": `withdraw-${offer.id}`, onclick: () => send({ type: "withdraw", seat: offer.proposer, offer: offer.id }) }, "Withdrawn"),
+          ),
         ),
       ),
     ),
-    h("p", { class: "hint" }, "Gives (from the hand, by position, or face-up cards):"),
-    h(
-      "div",
-      { class: "chips", id: "offer-gives" },
-      (seat.hand ?? []).map((bean, position) =>
-        chip(bean, offer.hand.includes(position), () => {
-          toggle(offer.hand, position);
-          render();
-        }, `give-hand-${position}`, `hand ${position + 1}`),
-      ),
-      faceUp.map(({ bean, i }) =>
-        chip(bean, offer.faceUp.includes(i), () => {
-          toggle(offer.faceUp, i);
-          render();
-        }, `give-up-${i}`, "face up"),
-      ),
-      mayGiveArea
-        ? seat.trade_area.map((bean, i) =>
-            chip(bean, offer.area.includes(i), () => {
-              toggle(offer.area, i);
-              render();
-            }, `give-area-${i}`, "trade area"),
-          )
-        : null,
-    ),
-    palette(),
-    h(
-      "p",
-      { class: "inline" },
-      h("span", { class: "hint" }, "Wants:"),
-      offer.wants.length
-        ? offer.wants.map((bean, i) =>
-            chip(bean, false, () => {
-              offer.wants.splice(i, 1);
-              render();
-            }, `want-${i}`, "remove"),
-          )
-        : h("span", { class: "muted" }, "nothing (a gift)"),
-    ),
-    h("button", { type: "button", class: "primary", id: "make-offer", "data-key": "make-offer", onclick: makeOffer }, `Offer to ${view.seats[offer.to].name}`),
-    view.offers.length
-      ? h(
-          "div",
-          { id: "open-offers" },
-          h("h3", {}, "Open offers"),
-          h(
-            "ul",
-            { class: "notes" },
-            view.offers.map((open) =>
-              h(
-                "li",
-                { class: "note", "data-offer": open.id },
-                h("p", {}, `#${open.id} ${view.seats[open.proposer].name} → ${view.seats[open.to].name}: ${beansText(open.gives)} for ${open.wants.length ? beansText(open.wants) : "nothing"}`),
-                h(
-                  "div",
-                  { class: "buttons" },
-                  h("button", { type: "button", class: "accept", "data-key": `accept-${open.id}`, onclick: () => accept(open) }, `${view.seats[open.to].name} accepts`),
-                  h("button", { type: "button", class: "decline", "data-key": `decline-${open.id}`, onclick: () => send({ type: "decline", seat: open.to, offer: open.id }) }, "Declines"),
-                  h("button", { type: "button", class: "withdraw", "data-key": `withdraw-${open.id}`, onclick: () => send({ type: "withdraw", seat: open.proposer, offer: open.id }) }, "Withdrawn"),
-                ),
-              ),
-            ),
-          ),
-        )
-      : null,
   );
 }
 
-// --- start --------------------------------------------------------------------------------------
+// phase 3: plant the traded and kept cards (one tap: every card where it obviously goes)
+function plantTradedPanel() {
+  const v = view();
+  const waiting = v.seats.filter((seat) => seat.trade_area.length);
+  const plan = autoPlan();
+  return [
+    hint(`Every player plants the cards in their trade area (${waiting.map((seat) => `${seat.name}: ${beansText(seat.trade_area)}`).join("; ")}).`),
+    plan.length
+      ? h("button", { type: "button", class: "primary wide", id: "plant-all", onclick: () => plantAll(plan) }, `Plant ${plural(plan.length, "card")} where ${plan.length === 1 ? "it goes" : "they go"}`)
+      : null,
+    waiting.map((seat) =>
+      h(
+        "div",
+        { class: "gives", "data-seat": seat.seat },
+        h("h4", {}, `${seat.name} plants`),
+        h(
+          "div",
+          { class: "chips" },
+          [...new Set(seat.trade_area)].flatMap((bean) =>
+            seat.fields.map((field, index) =>
+              field.bean === null || field.bean === bean
+                ? h("button", { type: "button", class: ["card", `bean-${bean}`], "data-key": `plant-${seat.seat}-${bean}-${index}`, onclick: () => send({ type: "plant", seat: seat.seat, field: index, bean }) }, `${label(bean)} → field ${index + 1}`)
+                : null,
+            ),
+          ),
+        ),
+      ),
+    ),
+  ];
+}
+
+/** The plants whose field is not in doubt: onto a field of the same bean, else into the only
+ *  empty field; cards that need a harvest first are left to the recorder. */
+function autoPlan() {
+  const plan = [];
+  for (const seat of view().seats) {
+    const fields = seat.fields.map((field) => ({ ...field }));
+    for (const bean of seat.trade_area) {
+      let target = fields.findIndex((field) => field.bean === bean);
+      if (target < 0) {
+        const empty = fields.map((field, i) => (field.bean ? -1 : i)).filter((i) => i >= 0);
+        if (empty.length === 0) continue;
+        target = empty[0];
+      }
+      fields[target].bean = bean;
+      fields[target].count += 1;
+      plan.push({ type: "plant", seat: seat.seat, field: target, bean });
+    }
+  }
+  return plan;
+}
+
+async function plantAll(plan) {
+  if (state.busy) return;
+  state.busy = true;
+  try {
+    for (const body of plan) {
+      const result = await postCommand(body);
+      state.view = result.view;
+      state.seen = result.version;
+    }
+    state.message = { ok: `${plural(plan.length, "card")} planted` };
+  } catch (error) {
+    state.message = { error };
+  } finally {
+    state.busy = false;
+    state.answers += 1;
+  }
+  await refresh().catch(() => {});
+}
+
+// phase 4: draw (unknown hands: one tap; known hands: name each card)
+function drawPanel() {
+  const seat = activeSeat();
+  const owed = chanceCount("draw");
+  if (unknownHands()) {
+    return [
+      hint(`${seatName(seat)} draws to the back of the hand, unseen.`),
+      h("button", { type: "button", class: "primary wide", id: "draw", onclick: () => send({ type: "draw", seat }) }, `${seatName(seat)} draws ${plural(state.ruleset.draw, "card")}`),
+    ];
+  }
+  const named = Counter(state.buffer);
+  return h(
+    "section",
+    { "aria-labelledby": "draw-title" },
+    h("h3", { id: "draw-title" }, `${seatName(seat)} draws ${plural(owed, "card")}: tap them in order`),
+    cardBuffer(owed),
+    beanGrid((bean) => addCard(bean, "draw", seat, owed), { allowed: new Set([...pileBeans()].filter((bean) => !exhausted(bean, named))), id: "draw-beans", label: "Cards drawn" }),
+    bufferButtons("draw", seat),
+  );
+}
+
+// the bean duel's own steps
+function offeredPanel() {
+  const v = view();
+  const seat = v.active_seat;
+  return [
+    hint(`${seatName(seat)} plants or discards each card ${seatName((seat + 1) % 2)} offered.`),
+    [...new Set(v.duel_offer)].map((bean) =>
+      h(
+        "div",
+        { class: "buttons" },
+        card(bean),
+        v.seats[seat].fields.map((field, index) => (field.bean === null || field.bean === bean ? h("button", { type: "button", onclick: () => send({ type: "plant", seat, field: index, bean }) }, `→ field ${index + 1}`) : null)),
+        h("button", { type: "button", onclick: () => send({ type: "discard-offered", seat, bean }) }, "Discard"),
+      ),
+    ),
+  ];
+}
+
+function drawnPanel() {
+  const v = view();
+  const seat = v.active_seat;
+  return [
+    hint(`${seatName(seat)} plants any of the cards drawn; the rest are offered.`),
+    [...new Set(v.revealed)].map((bean) =>
+      h(
+        "div",
+        { class: "buttons" },
+        card(bean),
+        v.seats[seat].fields.map((field, index) => (field.bean === null || field.bean === bean ? h("button", { type: "button", onclick: () => send({ type: "plant", seat, field: index, bean }) }, `→ field ${index + 1}`) : null)),
+      ),
+    ),
+    h("button", { type: "button", class: "primary", onclick: () => send({ type: "offer-rest", seat }) }, "Offer the rest"),
+  ];
+}
+
+function dealPanel() {
+  const v = view();
+  const sizes = state.ruleset.deal;
+  const size = (seat) => sizes[(seat - v.start_seat + v.players) % v.players];
+  const order = Array.from({ length: v.players }, (_, i) => (v.start_seat + i) % v.players);
+  const add = (bean) => {
+    const hand = state.deal[state.dealSeat];
+    if (hand.length >= size(state.dealSeat)) return;
+    hand.push(bean);
+    if (hand.length === size(state.dealSeat)) {
+      const next = order.find((seat) => state.deal[seat].length < size(seat));
+      if (next !== undefined) state.dealSeat = next;
+    }
+    render();
+  };
+  const named = Counter(state.deal.flat());
+  const pile = Counter(v.draw_pile.cards ?? []);
+  return [
+    h(
+      "div",
+      { class: "deal-rows" },
+      order.map((seat) =>
+        h(
+          "div",
+          { class: "inline deal-row", "data-seat": seat },
+          h("button", { type: "button", "aria-pressed": String(seat === state.dealSeat), "data-key": `deal-seat-${seat}`, onclick: () => ((state.dealSeat = seat), render()) }, `${seatName(seat)} ${state.deal[seat].length}/${size(seat)}`),
+          h("span", { class: "cards" }, state.deal[seat].map((bean) => card(bean))),
+        ),
+      ),
+    ),
+    beanGrid(add, { allowed: new Set(state.ruleset.beans.filter((bean) => (named.get(bean) ?? 0) < (pile.get(bean) ?? 0))), label: "Dealt cards" }),
+    h(
+      "div",
+      { class: "buttons" },
+      h("button", { type: "button", onclick: () => (state.deal[state.dealSeat].pop(), render()) }, "Take back a card"),
+      h("button", { type: "button", class: "primary", id: "enter-deal", disabled: state.deal.some((hand, seat) => hand.length !== size(seat)), onclick: () => send({ type: "deal", hands: state.deal.map((hand) => [...hand]) }, { keep: true }) }, "Enter the deal"),
+    ),
+  ];
+}
+
+function endedPanel() {
+  return [
+    h("p", {}, h("a", { class: "button primary", href: `/games/${state.gameId}/replay?perspective=host` }, "Replay the game")),
+    hint("A mistake found after the end can still be corrected: open the entries below."),
+  ];
+}
+
+// --- the entries and corrections -----------------------------------------------------------------
+
+function entriesView() {
+  const shown = [...state.entries].reverse();
+  return [
+    h("h2", { id: "entries-title" }, "Entries"),
+    h("p", { class: "hint" }, "What was entered, newest first. Correct any entry: the game is decided again from it, and the entry as first entered stays on record. Keys: 1–9, 0, - name beans; T ends trading; U takes back the last entry."),
+    h(
+      "ol",
+      { class: "log", id: "log", reversed: true, tabindex: "0", "aria-label": "Entries, newest first" },
+      shown.map((entry) =>
+        h(
+          "li",
+          { "data-entry": entry.entry, class: entry.corrected ? "corrected" : null },
+          h("span", { class: "pos" }, String(entry.entry + 1)),
+          entry.text,
+          entry.corrected ? h("span", { class: "badge" }, `corrected (#${entry.corrected})`) : null,
+          entry.command.type === "note-hand"
+            ? null
+            : h("button", { type: "button", class: "correct", "data-key": `correct-${entry.entry}`, onclick: () => startCorrection(entry) }, "Correct"),
+        ),
+      ),
+    ),
+  ];
+}
+
+function startCorrection(entry) {
+  state.correcting = { entry, command: JSON.parse(JSON.stringify(entry.command)), cards: [], insert: null };
+  state.message = null;
+  render();
+  ui.panel.scrollIntoView({ block: "start" });
+}
+
+function correctionPanel() {
+  const fix = state.correcting;
+  const command = fix.command;
+  const entry = fix.entry;
+  const parts = [
+    h("h3", {}, `Correct entry ${entry.entry + 1}: ${entry.text}`),
+  ];
+  const apply = (changes) => {
+    send({ type: "correct", changes }).then((ok) => {
+      if (ok) {
+        state.correcting = null;
+        render();
+      }
+    });
+  };
+  if (command.type === "reveal" || command.type === "draw" || command.type === "show-hand") {
+    const count = command.cards.length;
+    if (!(command.type === "draw" && unknownHands())) {
+      parts.push(
+        h("p", { class: "hint" }, `The ${plural(count, "card")} as they really were, in order:`),
+        h("div", { class: "buffer" }, fix.cards.map((bean) => card(bean)), Array.from({ length: Math.max(0, count - fix.cards.length) }, () => h("span", { class: "placeholder" }))),
+        beanGrid((bean) => {
+          if (fix.cards.length < count) fix.cards.push(bean);
+          render();
+        }, { id: "correct-beans", label: "Corrected cards" }),
+        h("button", { type: "button", class: "primary", id: "apply-correction", disabled: fix.cards.length !== count, onclick: () => apply([{ entry: entry.entry, action: "replace", command: { ...command, cards: fix.cards } }]) }, "Replace the cards"),
+      );
+    }
+  } else if (command.type === "plant") {
+    parts.push(
+      h("p", { class: "hint" }, "The bean really planted, and where:"),
+      beanGrid((bean) => ((command.bean = bean), render()), { pressed: command.bean, id: "correct-beans", label: "Planted bean" }),
+      h("div", { class: "chips" }, [0, 1, 2].map((index) => h("button", { type: "button", "aria-pressed": String(command.field === index), onclick: () => ((command.field = index), render()) }, `field ${index + 1}`))),
+      h("button", { type: "button", class: "primary", id: "apply-correction", onclick: () => apply([{ entry: entry.entry, action: "replace", command }]) }, "Replace the plant"),
+    );
+  } else if (command.type === "harvest") {
+    parts.push(
+      h("p", { class: "hint" }, "Who really harvested which field:"),
+      seatChips(command),
+      fieldChips(command),
+      h("button", { type: "button", class: "primary", id: "apply-correction", onclick: () => apply([{ entry: entry.entry, action: "replace", command }]) }, "Replace the harvest"),
+    );
+  } else if (command.type === "deal") {
+    parts.push(h("p", { class: "hint" }, "To correct the deal, take back every entry after it with Undo, or delete this game and start again."));
+  }
+  const insert = fix.insert;
+  parts.push(
+    h(
+      "details",
+      { class: "more", open: Boolean(insert) },
+      h("summary", {}, "A harvest or a field purchase was missed before this entry"),
+      h(
+        "div",
+        { class: "chips" },
+        h("button", { type: "button", "data-key": "insert-harvest", onclick: () => ((fix.insert = { type: "harvest", seat: activeSeat(), field: 0 }), render()) }, "a harvest"),
+        h("button", { type: "button", "data-key": "insert-buy", onclick: () => ((fix.insert = { type: "buy-field", seat: activeSeat() }), render()) }, "a third field bought"),
+      ),
+      insert ? [seatChips(insert), insert.type === "harvest" ? fieldChips(insert) : null, h("button", { type: "button", class: "primary", id: "apply-insert", onclick: () => apply([{ entry: entry.entry, action: "insert", command: insert }]) }, `Insert it before entry ${entry.entry + 1}`)] : null,
+    ),
+    h(
+      "div",
+      { class: "buttons" },
+      h("button", { type: "button", class: "danger", id: "delete-entry", onclick: () => apply([{ entry: entry.entry, action: "delete", command: null }]) }, "Delete this entry (it did not happen)"),
+      h("button", { type: "button", id: "cancel-correction", onclick: () => ((state.correcting = null), render()) }, "Cancel"),
+    ),
+  );
+  return parts;
+}
+
+function seatChips(command) {
+  return h(
+    "div",
+    { class: "chips", role: "group", "aria-label": "Player" },
+    view().seats.map((seat) => h("button", { type: "button", "aria-pressed": String(command.seat === seat.seat), "data-key": `fix-seat-${seat.seat}`, onclick: () => ((command.seat = seat.seat), render()) }, seat.name)),
+  );
+}
+
+function fieldChips(command) {
+  return h(
+    "div",
+    { class: "chips", role: "group", "aria-label": "Field" },
+    [0, 1, 2].map((index) => h("button", { type: "button", "aria-pressed": String(command.field === index), "data-key": `fix-field-${index}`, onclick: () => ((command.field = index), render()) }, `field ${index + 1}`)),
+  );
+}
+
+// --- keys (a keyboard beside the table is quicker still) -------------------------------------------
+
+const BEAN_KEYS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "-"];
+
+function onKey(event) {
+  if (event.altKey || event.ctrlKey || event.metaKey || typing(event) || state.busy) return;
+  const key = event.key.toLowerCase();
+  const index = BEAN_KEYS.indexOf(key);
+  let target = null;
+  if (index >= 0) target = ui.panel.querySelectorAll(".palette")[0]?.querySelectorAll("button.card")[index];
+  else if (key === "t") target = document.getElementById("end-trading");
+  else if (key === "u") target = document.getElementById("undo");
+  else if (key === "backspace" && state.buffer.length) {
+    state.buffer.pop();
+    render();
+    event.preventDefault();
+    return;
+  }
+  if (target && !target.disabled) {
+    target.click();
+    event.preventDefault();
+  }
+}
+
+// --- start ----------------------------------------------------------------------------------------
 
 async function start() {
   await loadBeans();
