@@ -10,13 +10,15 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from functools import partial
 from uuid import UUID
 
 from domain.application import Bohnanza, Outcome, RecordedFact
 from domain.rules import events as ev
-from domain.rules.errata import corrected, effective
+from domain.rules.errata import Corrected, corrected, effective
 from domain.rules.state import GameState
 from projections.engine import projection_engine
 from projections.runner import CatchUpInBackground, Projector
@@ -40,10 +42,9 @@ game could reach hundreds of MB a worker, asked for by anyone stepping through o
 class _Game:
     facts: list[RecordedFact] = field(default_factory=list)
     """The stream: every stored fact, corrections included (the game as recorded)."""
-    corrected: list[ev.Event] = field(default_factory=list)
-    """The game as corrected, as of the stream held (the same facts when nothing was corrected)."""
-    marks: list[int | None] = field(default_factory=list)
-    """For each corrected fact, the correction that changed its entry (None: as recorded)."""
+    game: Corrected = field(default_factory=Corrected)
+    """The game as corrected, as of the stream held (the same facts when nothing was corrected),
+    with the marks of what each correction changed."""
     views: dict[Viewer, tuple[int, ViewFold]] = field(default_factory=dict)
     """Each viewer's fold of the corrected facts, and how many of them it holds."""
     replays: dict[bool, Replay] = field(default_factory=dict)
@@ -51,21 +52,24 @@ class _Game:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
-    def was_corrected(self) -> bool:
-        return len(self.corrected) != len(self.facts) or any(self.marks)
+    def corrected(self) -> list[ev.Event]:
+        return self.game.facts
 
-    def add(self, recorded: list[RecordedFact]) -> None:
-        """Facts read from the store or just stored: a correction refolds the game as corrected
-        (and every view of it); other facts carry it on."""
+    @property
+    def was_corrected(self) -> bool:
+        return self.game.corrections > 0
+
+    def add(self, recorded: list[RecordedFact], corrected: Callable[[int], Corrected]) -> None:
+        """Facts read from the store or just stored: after a correction the game as corrected
+        is the application's (it keeps the games it corrected), and every view is folded again;
+        other facts carry it on."""
         self.facts += recorded
         self.replays.clear()
         if any(isinstance(r.fact, ev.EntriesCorrected) for r in recorded):
-            game = corrected([r.fact for r in self.facts])
-            self.corrected, self.marks = game.facts, game.marks
+            self.game = corrected(len(self.facts))
             self.views.clear()
         else:
-            self.corrected += [r.fact for r in recorded]
-            self.marks += [None] * len(recorded)
+            self.game.extend([r.fact for r in recorded])
 
     def corrected_at(self, version: int) -> list[ev.Event]:
         """The game as corrected when the stream was at `version`."""
@@ -165,7 +169,7 @@ class GameViews:
         entry = self._entry(game_id)
         with entry.lock:
             if recorded and len(entry.facts) == recorded[0].version - 1:
-                entry.add(recorded)
+                entry.add(recorded, partial(self.app.corrected, game_id))
 
     def replay(self, game_id: UUID, *, as_recorded: bool = False) -> Replay:
         """The game to step through, folded once per version (NotFound for an unknown game): as
@@ -180,7 +184,7 @@ class GameViews:
                     stream = [r.fact for r in entry.facts]
                     replay = Replay(stream, recorded=corrected(stream, keep_tables=True))
                 else:
-                    replay = Replay(entry.corrected, marks=entry.marks)
+                    replay = Replay(entry.corrected, marks=entry.game.marks)
                 entry.replays[recorded] = replay
         self._keep_replay(game_id, entry)
         return replay
@@ -198,7 +202,7 @@ class GameViews:
     def _refresh(self, game_id: UUID, entry: _Game) -> None:
         new = self.app.recorded_facts(game_id, after=len(entry.facts))
         if new:
-            entry.add(new)
+            entry.add(new, partial(self.app.corrected, game_id))
 
 
 class Services:

@@ -9,7 +9,6 @@ upcaster on the stored class.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
@@ -17,9 +16,8 @@ from eventsourcing.domain import Aggregate
 from eventsourcing.utils import register_topic
 
 from .rules import events as ev
-from .rules.commands import Command, Correct, Undo
+from .rules.commands import Command
 from .rules.decide import decide
-from .rules.errata import decide_correction
 from .rules.evolve import evolve
 
 if TYPE_CHECKING:
@@ -109,15 +107,10 @@ class Game(Aggregate):
         for fact in facts:
             self.trigger_event(STORED_TYPES[type(fact)], **fact.payload())
 
-    def execute(
-        self, command: Command, history: Callable[[], Sequence[ev.Event]] = tuple
-    ) -> list[ev.Event]:
-        """Decide `command` on the current state and record the facts it causes. A correction
-        is decided on the game's record: `history` gives every stored fact so far."""
-        if isinstance(command, Correct | Undo):
-            facts = [decide_correction(history(), command)]
-        else:
-            facts = decide(self.state, command)
+    def execute(self, command: Command) -> list[ev.Event]:
+        """Decide `command` on the current state and record the facts it causes (a correction
+        is decided on the game's record, by `Bohnanza.execute`)."""
+        facts = decide(self.state, command)
         self.record(facts)
         return facts
 

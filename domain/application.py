@@ -10,11 +10,12 @@ import logging
 import random
 import secrets
 import sqlite3
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 from uuid import UUID
@@ -32,9 +33,9 @@ from eventsourcing.utils import Environment
 from .aggregate import STORED_TYPES, Game, StoredFact
 from .request_keys import AppliedRequest
 from .rules import events as ev
-from .rules.commands import Command
+from .rules.commands import Command, Correct, Undo
 from .rules.decide import start_game
-from .rules.errata import effective
+from .rules.errata import Corrected
 from .rules.errors import Conflict, InvalidInput, NotFound
 from .rules.evolve import fold
 from .rules.rulesets import DEFAULT_PRESET, resolve_ruleset
@@ -42,6 +43,8 @@ from .rules.state import DIGITAL, KNOWN_HANDS, GameState
 from .storage import opening_alone, persistence_env
 
 SNAPSHOT_INTERVAL = 100
+CORRECTED_KEPT = 64
+"""Corrected games whose facts as corrected each process keeps (their corrections are costly)."""
 COMMAND_RETRIES = 3
 STARTUP_ATTEMPTS = 8
 """How often `Bohnanza.from_url` tries to open a SQLite file other processes are opening too."""
@@ -165,6 +168,11 @@ class Bohnanza(Application[UUID]):
                     time.sleep(random.uniform(0, 0.01 * attempt))
             return cls(env=env)
 
+    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+        super().__init__(env)
+        self._corrected: OrderedDict[UUID, Corrected] = OrderedDict()
+        self._corrected_lock = threading.Lock()
+
     def construct_env(self, name: str, env: Mapping[str, str] | None = None) -> Environment:
         """Only the class defaults and the given env: configuration is read in one place (the
         CLI or app factory), never from this process's environment behind the caller's back."""
@@ -249,7 +257,13 @@ class Bohnanza(Application[UUID]):
                     game.version,
                 )
             before = game.version
-            facts = game.execute(command, partial(self.facts_up_to, game_id, before))
+            corrected: Corrected | None = None
+            if isinstance(command, Correct | Undo):  # decided on the game's record
+                fact, corrected = self.corrected(game_id, before).correct(command)
+                facts: list[ev.Event] = [fact]
+                game.record(facts)
+            else:
+                facts = game.execute(command)
             try:
                 recordings = self.save(
                     game, **({"request_key": request_key} if request_key else {})
@@ -262,6 +276,8 @@ class Bohnanza(Application[UUID]):
                         self.game(game_id).version,
                     ) from None
                 continue
+            if corrected is not None:
+                self._keep_corrected(game_id, corrected)
             self._snapshot(game_id, before, game.version)
             return _outcome(game, facts, recordings)
         raise Conflict(f"the game kept changing; {COMMAND_RETRIES} attempts failed", None)
@@ -327,15 +343,46 @@ class Bohnanza(Application[UUID]):
         """The game's stored facts, corrections included (the game as recorded)."""
         return [recorded.fact for recorded in self.recorded_facts(game_id)]
 
-    def corrected_facts(self, game_id: UUID) -> list[ev.Event]:
-        """The game's facts with every correction applied (the game as corrected)."""
-        return effective(self.facts(game_id))
+    def corrected_facts(self, game_id: UUID, version: int | None = None) -> list[ev.Event]:
+        """The game's facts with every correction applied (the game as corrected), now or when it
+        was at `version`."""
+        return self.corrected(game_id, version).facts
 
-    def facts_up_to(self, game_id: UUID, version: int) -> list[ev.Event]:
-        """The game's stored facts up to and including `version` (the game as recorded then)."""
+    def corrected(self, game_id: UUID, version: int | None = None) -> Corrected:
+        """The game as corrected, now or when it was at `version`, with the marks of what each
+        correction changed (a copy). The games corrected last are kept as corrected, so that a
+        correction after others decides only its own changes again."""
+        stored = self.recorded_facts(game_id) if version is None else None
+        if stored is not None:
+            version = len(stored)
+        assert version is not None
+        with self._corrected_lock:
+            kept = self._corrected.get(game_id)
+        if kept is None or kept.stream > version:
+            kept = Corrected()
+        if stored is not None:
+            later = [recorded.fact for recorded in stored[kept.stream :]]
+        else:
+            later = self.facts_between(game_id, kept.stream, version)
+        game = kept.copy().extend(later)
+        if game.corrections:
+            self._keep_corrected(game_id, game)
+        return game.copy()
+
+    def _keep_corrected(self, game_id: UUID, game: Corrected) -> None:
+        with self._corrected_lock:
+            kept = self._corrected.get(game_id)
+            if kept is None or kept.stream <= game.stream:
+                self._corrected[game_id] = game
+                self._corrected.move_to_end(game_id)
+            while len(self._corrected) > CORRECTED_KEPT:
+                self._corrected.popitem(last=False)
+
+    def facts_between(self, game_id: UUID, after: int, version: int) -> list[ev.Event]:
+        """The game's stored facts after version `after`, up to and including `version`."""
         return [
             stored.fact()
-            for stored in self.events.get(game_id, lte=version)
+            for stored in self.events.get(game_id, gt=after or None, lte=version)
             if isinstance(stored, StoredFact)
         ]
 

@@ -60,7 +60,7 @@ class Status:
 def default_projections(app: Bohnanza) -> list[Projection]:
     """Every projection the service keeps (reading a game's history from `app` when a
     correction changes it)."""
-    return [Scoreboards(history=app.facts_up_to)]
+    return [Scoreboards(history=app.corrected_facts)]
 
 
 class Projector:

@@ -29,7 +29,6 @@ from sqlalchemy import Connection, Table, and_, bindparam, case, func, insert, s
 
 from domain.aggregate import STORED_TYPES
 from domain.rules import events as ev
-from domain.rules.errata import effective
 
 from .tables import games, leaderboard, scoreboard
 from .tracking import GameHistory, Recorded
@@ -211,7 +210,7 @@ class _Tally:
         after) marked to be counted again."""
         if self.history is None:
             raise ProjectionError(f"game {r.game_id} was corrected: its history is needed")
-        corrected = effective(self.history(r.game_id, r.version))
+        corrected = self.history(r.game_id, r.version)
         started = corrected[0]
         assert isinstance(started, ev.GameStarted)
         self.recount |= _standing_keys(game.row)

@@ -44,8 +44,8 @@ class Recorded(NamedTuple):
 
 
 GameHistory = Callable[[UUID, int], list[ev.Event]]
-"""A game's stored facts up to and including a version: what a projection reads again when a
-correction changes a game it has counted."""
+"""A game as corrected when it was at a version (`Bohnanza.corrected_facts`): what a projection
+reads again when a correction changes a game it has counted."""
 
 
 class Projection(Protocol):

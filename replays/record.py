@@ -43,7 +43,7 @@ from domain.rules import events as ev
 from domain.rules.beans import label
 from domain.rules.commands import Command, parse_command
 from domain.rules.decide import decide, start_game
-from domain.rules.errata import decide_correction, effective
+from domain.rules.errata import Corrected, decide_correction, effective
 from domain.rules.errors import (
     BohnanzaError,
     Forbidden,
@@ -610,23 +610,26 @@ def replay_record(record: Record, *, ruleset: Ruleset | None = None) -> Replayed
     state = fold(facts)
     # Under another ruleset the corrections are applied first: the game as corrected is checked.
     commands = record.commands if ruleset is None else effective_commands(record.commands)
+    game = Corrected().extend(facts)
     for position, command in enumerate(commands):
         try:
-            new = _decide(state, facts, position, command, digital)
+            new = _decide(state, game.facts, position, command, digital)
         except (RuleViolation, MalformedCommand) as error:
             return Replayed(facts, state, Failure(position, command, error, state, len(facts)))
         facts += new
+        game.extend(new)
         state = fold(new, state)
     return Replayed(facts, state, None)
 
 
 def _decide(
-    state: GameState, facts: list[ev.Event], position: int, command: Command, digital: bool
+    state: GameState, game: list[ev.Event], position: int, command: Command, digital: bool
 ) -> list[ev.Event]:
-    """The facts of a record's command: a correction is decided on the record so far."""
+    """The facts of a record's command: a correction is decided on the game as corrected so
+    far (`game`)."""
     if isinstance(command, cmd.Correct):
         try:
-            return [decide_correction(facts, command)]
+            return [decide_correction(game, command)]
         except Forbidden as error:
             raise MalformedCommand(str(error)) from None
     return _decide_digital(state, position, command) if digital else decide(state, command)

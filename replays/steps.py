@@ -394,6 +394,7 @@ class Replay:
         """A correction of the game as recorded, as `viewer` saw it: its table after it, folded
         from the corrected facts the viewer may see."""
         assert self.recorded is not None, "a correction is stepped through as recorded"
+        assert self.recorded.tables is not None, "the tables after each correction are kept"
         return ev.TableReplaced(view_of(self.recorded.tables[index], viewer))
 
     # --- jumps --------------------------------------------------------------------------------

@@ -50,15 +50,67 @@ class CorrectionMalformed(MalformedCommand):
 
 @dataclass
 class Corrected:
-    """A game as corrected: its facts, and for each fact the number of the correction that changed
-    or inserted its entry (1 = the game's first correction), None for a fact as recorded."""
+    """A game as corrected, built fact by fact from its stream (`add`): its facts, and for each
+    fact the number of the correction that changed or inserted its entry (1 = the game's first
+    correction), None for a fact as recorded. Each correction costs the re-decision of the entries
+    from its first change on, once."""
 
     facts: list[ev.Event] = field(default_factory=list)
     marks: list[int | None] = field(default_factory=list)
     corrections: int = 0
-    tables: dict[int, list[ev.Event]] = field(default_factory=dict)
-    """For the stream index of each correction, the game's facts right after it (for showing the
-    game as recorded)."""
+    stream: int = 0
+    """How many stream facts it holds."""
+    tables: dict[int, list[ev.Event]] | None = None
+    """With tables kept: for the stream index of each correction, the game's facts right after
+    it (for showing the game as recorded)."""
+
+    def add(self, fact: ev.Event) -> None:
+        """The next fact of the stream: a correction applied, any other fact appended."""
+        if isinstance(fact, ev.EntriesCorrected):
+            self.corrections += 1
+            changes = correction_command(fact).changes
+            self.facts, self.marks, _ = _apply(self.facts, self.marks, changes, self.corrections)
+            if self.tables is not None:
+                self.tables[self.stream] = list(self.facts)
+        else:
+            self.facts.append(fact)
+            self.marks.append(None)
+        self.stream += 1
+
+    def extend(self, facts: Sequence[ev.Event]) -> Corrected:
+        for fact in facts:
+            self.add(fact)
+        return self
+
+    def copy(self) -> Corrected:
+        """A copy that facts can be added to without changing this one."""
+        tables = None if self.tables is None else dict(self.tables)
+        return Corrected(list(self.facts), list(self.marks), self.corrections, self.stream, tables)
+
+    def correct(self, command: cmd.Correct | cmd.Undo) -> tuple[ev.EntriesCorrected, Corrected]:
+        """The fact that records `command` on this game, and the game as corrected with it (this
+        one unchanged): RuleViolation (or CorrectionRefused naming the entry) if the corrected
+        game would be illegal, MalformedCommand for changes that name no entry, Forbidden for a
+        game that takes no corrections."""
+        facts = self.facts
+        first = facts[0]
+        assert isinstance(first, ev.GameStarted), "a game's facts start with GameStarted"
+        if not is_correctable(first):
+            raise Forbidden("digital games take no corrections: the service dealt their cards")
+        found = entries(facts, tabletop=True)
+        changes = _undo(found) if isinstance(command, cmd.Undo) else command.changes
+        _check(found, changes)
+        number = self.corrections + 1
+        new, marks, table = _apply(facts, self.marks, changes, number, found)
+        replaced = [
+            None if change.action == cmd.INSERT else found[change.entry].command.to_dict()
+            for change in changes
+        ]
+        fact = ev.EntriesCorrected(
+            [change.to_dict() for change in changes], replaced, table.to_dict()
+        )
+        tables = None if self.tables is None else {**self.tables, self.stream: list(new)}
+        return fact, Corrected(new, marks, number, self.stream + 1, tables)
 
 
 def is_correctable(first: ev.GameStarted) -> bool:
@@ -76,39 +128,17 @@ def effective(stream: Sequence[ev.Event]) -> list[ev.Event]:
 def corrected(stream: Sequence[ev.Event], *, keep_tables: bool = False) -> Corrected:
     """The game as corrected, with the marks of what the corrections changed; `keep_tables` also
     keeps the facts after each correction."""
-    game = Corrected()
-    for index, fact in enumerate(stream):
-        if isinstance(fact, ev.EntriesCorrected):
-            game.corrections += 1
-            changes = correction_command(fact).changes
-            game.facts, game.marks = _apply(game.facts, game.marks, changes, game.corrections)
-            if keep_tables:
-                game.tables[index] = list(game.facts)
-        else:
-            game.facts.append(fact)
-            game.marks.append(None)
-    return game
+    return Corrected(tables={} if keep_tables else None).extend(stream)
 
 
-def decide_correction(stream: Sequence[ev.Event], command: cmd.Correct | cmd.Undo) -> ev.Event:
-    """The fact that records `command` on a game whose stream is `stream`: RuleViolation (or
-    CorrectionRefused naming the entry) if the corrected game would be illegal, MalformedCommand
-    for changes that name no entry, Forbidden for a game that takes no corrections."""
-    facts = effective(stream)
-    first = facts[0]
-    assert isinstance(first, ev.GameStarted), "a game's facts start with GameStarted"
-    if not is_correctable(first):
-        raise Forbidden("digital games take no corrections: the service dealt their cards")
-    found = entries(facts, tabletop=True)
-    changes = _undo(found) if isinstance(command, cmd.Undo) else command.changes
-    _check(found, changes)
-    new, _ = _apply(facts, [None] * len(facts), changes, 0, found)
-    replaced = [
-        None if change.action == cmd.INSERT else found[change.entry].command.to_dict()
-        for change in changes
-    ]
-    table = fold(new).to_dict()
-    return ev.EntriesCorrected([change.to_dict() for change in changes], replaced, table)
+def decide_correction(facts: Sequence[ev.Event], command: cmd.Correct | cmd.Undo) -> ev.Event:
+    """The fact that records `command` on a game as corrected so far (`facts`, no correction
+    among them: `effective` of its stream); see `Corrected.correct`."""
+    if any(isinstance(fact, ev.EntriesCorrected) for fact in facts):
+        raise ValueError("decide_correction takes a game as corrected, not its stream")
+    game = Corrected(list(facts), [None] * len(facts))
+    fact, _ = game.correct(command)
+    return fact
 
 
 def _undo(found: list[Entry]) -> tuple[cmd.Change, ...]:
@@ -152,15 +182,15 @@ def _check(found: list[Entry], changes: Sequence[cmd.Change]) -> None:
 
 
 def _apply(
-    facts: list[ev.Event],
+    facts: Sequence[ev.Event],
     marks: list[int | None],
     changes: Sequence[cmd.Change],
     number: int,
     found: list[Entry] | None = None,
-) -> tuple[list[ev.Event], list[int | None]]:
-    """The facts and marks after `changes`: the entries before the first change keep their facts;
-    from there on, the corrected entries are decided again. Changed and inserted entries get mark
-    `number`; the others keep theirs."""
+) -> tuple[list[ev.Event], list[int | None], GameState]:
+    """The facts, marks and table after `changes`: the entries before the first change keep their
+    facts; from there on, the corrected entries are decided again. Changed and inserted entries
+    get mark `number`; the others keep theirs."""
     found = entries(facts, tabletop=True) if found is None else found
     start = min(change.entry for change in changes)
     commands: list[tuple[cmd.Command, int | None]] = []
@@ -199,7 +229,7 @@ def _apply(
         state = fold(decided, state)
         new_facts += decided
         new_marks += [mark] * len(decided)
-    return new_facts, new_marks
+    return new_facts, new_marks, state
 
 
 def _empty_note(state: GameState, seat: int) -> list[ev.Event]:
