@@ -141,15 +141,11 @@ def _bohnanza_error(error: BohnanzaError) -> Response:
         case RuleViolation():
             return envelope(409, "rule_violation", str(error), rule=error.rule)
         case InvalidSetup():
-            return envelope(422, "invalid_setup", str(error), {"json": {error.field: [str(error)]}})
+            return _cited(error, "invalid_setup", error.field)
         case MalformedCommand():
-            return envelope(
-                422, "malformed_command", str(error), {"json": {"command": [str(error)]}}
-            )
+            return _cited(error, "malformed_command", "command")
         case InvalidRuleset():
-            return envelope(
-                422, "invalid_ruleset", str(error), {"json": {error.field: [str(error)]}}
-            )
+            return _cited(error, "invalid_ruleset", error.field)
         case NotFound():
             return envelope(404, "not_found", str(error))
         case Forbidden():
@@ -180,6 +176,12 @@ def _bohnanza_error(error: BohnanzaError) -> Response:
         case AnswerGone():
             return envelope(410, "idempotency_answer_gone", str(error))
     return envelope(400, "bad_request", str(error))
+
+
+def _cited(error: MalformedCommand | InvalidRuleset, code: str, field: str) -> Response:
+    """A 422 naming the field to change, and the RULES section when the refusal cites one."""
+    cites = {} if error.rule is None else {"rule": error.rule}
+    return envelope(422, code, str(error), {"json": {field: [str(error)]}}, **cites)
 
 
 def _api_error(error: ApiError) -> Response:

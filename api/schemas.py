@@ -70,7 +70,8 @@ def _cards(**kwargs: object) -> fields.List:
 
 
 class ErrorSchema(Schema):
-    """Every error, everywhere: {code, status, message, errors} (+ rule for rule violations)."""
+    """Every error, everywhere: {code, status, message, errors} (+ rule for rule violations and
+    for the other refusals that cite RULES)."""
 
     code = fields.String(required=True, metadata={"example": "rule_violation"})
     status = fields.Integer(required=True, metadata={"example": 409})
@@ -84,7 +85,12 @@ class ErrorSchema(Schema):
             "says it all"
         },
     )
-    rule = fields.String(metadata={"description": "The RULES.md section broken, e.g. RULES §8.3"})
+    rule = fields.String(
+        metadata={
+            "description": "The RULES.md section broken or that says why, e.g. RULES §8.3 "
+            "(rule violations; a setup, ruleset or command refused with a section)"
+        }
+    )
     current_version = fields.Integer(allow_none=True)
     first_illegal_step = fields.Dict(
         metadata={"description": "An illegal record's first refused command, rule and table"}

@@ -102,22 +102,23 @@ class Failure:
 
     @property
     def section(self) -> str | None:
-        """The RULES section broken; None for a command that makes no sense in any game."""
-        return self.error.section if isinstance(self.error, RuleViolation) else None
+        """The RULES section broken or saying why; None for a command that makes no sense in any
+        game and cites none."""
+        return self.error.section
 
     def to_dict(self) -> dict[str, Any]:
         """JSON primitives: where, what, which rule, and the table before it as text."""
-        violation = self.error if isinstance(self.error, RuleViolation) else None
+        violation = isinstance(self.error, RuleViolation)
         return {
             "position": self.position,
             "path": self.path,
             "after_step": self.after_step,
             "command": self.command.to_dict(),
             "kind": "rule-violation" if violation else "malformed-command",
-            "rule": violation.rule if violation else None,
-            "section": violation.section if violation else None,
-            "title": violation.title if violation else None,
-            "sentence": violation.sentence if violation else str(self.error),
+            "rule": self.error.rule,
+            "section": self.error.section,
+            "title": self.error.title,
+            "sentence": self.error.sentence,
             "message": str(self.error),
             "table": draw_table(self.before),
         }

@@ -19,7 +19,13 @@ from .beans import beans_text, coins_for, label
 from .errors import InvalidRuleset, InvalidSetup, MalformedCommand, RuleViolation
 from .evolve import evolve, full_deck, remove_cards
 from .names import name_key, name_problem
-from .rulesets import MOST_HAND_CARDS, SEAT_DISTANCE, Ruleset, check_deal
+from .rulesets import (
+    MOST_HAND_CARDS,
+    SEAT_DISTANCE,
+    Ruleset,
+    check_deal,
+    player_count_section,
+)
 from .state import (
     DIGITAL,
     HANDS,
@@ -98,24 +104,28 @@ def start_game(
     names = [name.strip() if isinstance(name, str) else name for name in seats]
     if len(names) != ruleset.players:
         raise InvalidRuleset(
-            f"the ruleset was resolved for {ruleset.players} players, not {len(names)} seats"
+            f"the ruleset was resolved for {ruleset.players} players, not {len(names)} seats",
+            section=player_count_section(ruleset.preset),
         )
     check_deal(ruleset)
     if any(not isinstance(name, str) or not name for name in names):
-        raise InvalidSetup("seats", "every seat needs a non-empty name")
+        raise InvalidSetup("seats", "every seat needs a non-empty name", "3.1")
     for seat, name in enumerate(names):
         problem = name_problem(name)
         if problem is not None:
-            raise InvalidSetup("seats", f"seat {seat}'s name {name!r}: {problem}")
+            raise InvalidSetup("seats", f"seat {seat}'s name {name!r}: {problem}", "3.1")
     if len({name_key(name) for name in names}) != len(names):
         raise InvalidSetup(
             "seats",
             "seat names must differ (spaces around them and invisible joiners do not count): "
             f"{', '.join(names)}",
+            "3.1",
         )
     if not 0 <= start_seat < len(names):
         raise InvalidSetup(
-            "start_seat", f"start seat {start_seat} does not exist; seats are 0–{len(names) - 1}"
+            "start_seat",
+            f"start seat {start_seat} does not exist; seats are 0–{len(names) - 1}",
+            "3.2",
         )
     if mode not in MODES:
         raise InvalidSetup("mode", f"mode must be one of {', '.join(MODES)}, not {mode!r}")
@@ -150,6 +160,7 @@ def start_game(
                 "deck",
                 f"an explicit deck must hold exactly the {len(cards)} cards of the ruleset "
                 f"({', '.join(f'{ruleset.counts[b]} {label(b)}' for b in ruleset.beans)})",
+                "3.3",
             )
     dealt: list[list[str]] = [[] for _ in names]
     for position, seat in enumerate(deal_order(ruleset, start_seat)):
@@ -188,11 +199,25 @@ def _require_active(s: GameState, seat: int, section: str, doing: str) -> None:
         )
 
 
+def _turn_section(s: GameState, section: str) -> str:
+    """`section` of the 3–7 player turn (RULES §5), or §11.2 in the duel, whose turn has its
+    own steps."""
+    return "11.2" if s.ruleset.duel else section
+
+
 def _field_index(s: GameState, seat: int, index: int) -> int:
     player = s.players[seat]
     if not 0 <= index < 3:
         raise MalformedCommand(f"field index {index} does not exist; fields are numbered 0–2")
     if index >= len(player.fields):
+        rules = s.ruleset
+        if not rules.third_field:
+            raise RuleViolation(
+                "9.4",
+                f"{player.name} has no {field_name(index)}: under {rules.preset}, "
+                f"{rules.players} players have {len(player.fields)} fields for the whole game "
+                "and none for sale",
+            )
         raise RuleViolation("9.1", f"{player.name} has no {field_name(index)}: no third field yet")
     return index
 
@@ -205,12 +230,13 @@ def _hand_positions(
     hand = s.players[seat].hand
     twice = [position for position, n in Counter(positions).items() if n > 1]
     if twice:
-        raise MalformedCommand(f"{s.name(seat)} names hand position {twice[0]} twice")
+        raise MalformedCommand(f"{s.name(seat)} names hand position {twice[0]} twice", "4.2")
     for position in positions:
         if not 0 <= position < len(hand):
             raise MalformedCommand(
                 f"hand position {position} does not exist; {s.name(seat)} holds {len(hand)} "
-                f"card{'s' if len(hand) != 1 else ''} (positions 0–{len(hand) - 1})"
+                f"card{'s' if len(hand) != 1 else ''} (positions 0–{len(hand) - 1})",
+                "4.2",
             )
     if beans is None:
         unseen = [position for position in positions if pile_of(hand[position]) is not None]
@@ -292,7 +318,7 @@ def _plant(d: _Decision, c: cmd.Plant) -> None:
     player = s.players[c.seat]
     phase = s.phase
     if phase is Phase.PLANT:
-        _require_active(s, c.seat, "5.1", "plant from the hand")
+        _require_active(s, c.seat, _turn_section(s, "5.1"), "plant from the hand")
         if s.hand_discarded:
             raise RuleViolation("11.2", f"{player.name} discarded a hand card; planting is over")
         if not player.hand:
@@ -314,7 +340,9 @@ def _plant(d: _Decision, c: cmd.Plant) -> None:
             "5.3", "cards are planted in phase 3, once the active player ends trading"
         )
     elif phase is Phase.DRAW:
-        raise RuleViolation("5.4", f"{s.name(s.active)} must draw now; nothing is left to plant")
+        raise RuleViolation(
+            _turn_section(s, "5.4"), f"{s.name(s.active)} must draw now; nothing is left to plant"
+        )
     else:
         raise RuleViolation("3.4", "the cards have not been dealt yet")
     section = "5.3" if phase is Phase.PLANT_TRADED else "11.2"
@@ -559,11 +587,11 @@ def draw_through(state: GameState, owed: int, choose: Callable[[list[str]], str]
 def _reveal(d: _Decision, c: cmd.Reveal) -> None:
     s = d.state
     player = s.players[c.seat]
+    section = _turn_section(s, "5.2")
     if s.phase is not Phase.PLANT:
-        raise RuleViolation(
-            "5.2", f"cards are revealed once, right after phase 1; the turn is at {s.phase_text}"
-        )
-    _require_active(s, c.seat, "5.2", "reveal cards")
+        when = "in step 3, after step 2" if s.ruleset.duel else "once, right after phase 1"
+        raise RuleViolation(section, f"cards are revealed {when}; the turn is at {s.phase_text}")
+    _require_active(s, c.seat, section, "reveal cards")
     if s.planted == 0 and player.hand:
         front = player.hand[0]
         seen = "" if pile_of(front) is not None else f" ({label(front)})"
@@ -586,6 +614,16 @@ def _reveal(d: _Decision, c: cmd.Reveal) -> None:
 
 def _not_time_to_draw(s: GameState) -> RuleViolation:
     active = s.name(s.active)
+    if s.end_triggered:
+        if s.ruleset.duel:
+            return RuleViolation(
+                "11.4", f"the draw pile ran out in step 3: {active} finishes it, then the game ends"
+            )
+        return RuleViolation(
+            "10.4",
+            f"the end came during the reveal: {active}'s turn ends with phase 3 and phase 4 is "
+            "skipped; no more cards are drawn",
+        )
     if s.phase is Phase.PLANT_TRADED:
         waiting = ", ".join(
             f"{player.name} ({', '.join(label(bean) for bean in player.trade_area)})"
@@ -609,7 +647,7 @@ def _draw(d: _Decision, c: cmd.Draw) -> None:
     s = d.state
     if s.phase is not Phase.DRAW:
         raise _not_time_to_draw(s)
-    _require_active(s, c.seat, "5.4", "draw")
+    _require_active(s, c.seat, _turn_section(s, "5.4"), "draw")
 
     def draw(cards: list[str]) -> None:
         for bean in cards:

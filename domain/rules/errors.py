@@ -4,8 +4,15 @@ from __future__ import annotations
 
 SECTIONS: dict[str, str] = {
     "2": "player count",
+    "2.1": "player counts: rio-grande",
+    "2.2": "player counts: amigo-1997",
+    "2.3": "player counts: amigo",
+    "3.1": "seats",
+    "3.2": "the start player",
+    "3.3": "the deck",
     "3.4": "dealing",
     "4.1": "hand order",
+    "4.2": "cards leaving the hand",
     "4.3": "fields",
     "4.4": "every card exists once",
     "5": "turn order",
@@ -50,6 +57,11 @@ class BohnanzaError(Exception):
     """Base of every error this service raises on purpose."""
 
 
+def citation(section: str) -> str:
+    """How a message cites RULES.md, e.g. "RULES §8.3 (bean protection)"."""
+    return f"RULES §{section} ({SECTIONS[section]})"
+
+
 class RuleViolation(BohnanzaError):
     """A well-formed command the rules forbid in this situation.
 
@@ -61,7 +73,7 @@ class RuleViolation(BohnanzaError):
         self.section = section
         self.title = SECTIONS[section]
         self.sentence = sentence
-        super().__init__(f"RULES §{section} ({self.title}): {sentence}")
+        super().__init__(f"{citation(section)}: {sentence}")
 
     @property
     def rule(self) -> str:
@@ -69,28 +81,49 @@ class RuleViolation(BohnanzaError):
         return f"RULES §{self.section}"
 
 
-class MalformedCommand(BohnanzaError):
+class _Cited(BohnanzaError):
+    """An error whose message may begin with the RULES section that says why, as a
+    RuleViolation's does; `rule` is then the citation alone, else None."""
+
+    def __init__(self, message: str, section: str | None) -> None:
+        self.section = section
+        self.sentence = message
+        super().__init__(message if section is None else f"{citation(section)}: {message}")
+
+    @property
+    def title(self) -> str | None:
+        return None if self.section is None else SECTIONS[self.section]
+
+    @property
+    def rule(self) -> str | None:
+        return None if self.section is None else f"RULES §{self.section}"
+
+
+class MalformedCommand(_Cited):
     """A command that does not make sense in any situation: unknown seat, bad index, unknown bean,
-    missing or mistyped field."""
+    missing or mistyped field (a hand position that does not exist cites RULES §4.2)."""
+
+    def __init__(self, message: str, section: str | None = None) -> None:
+        super().__init__(message, section)
 
 
 class InvalidSetup(MalformedCommand):
     """A game that cannot start as asked (seat names, start seat, mode, seed or deck); `field`
-    names what to change."""
+    names what to change, `section` the RULES section that says so, if one does."""
 
-    def __init__(self, field: str, message: str) -> None:
+    def __init__(self, field: str, message: str, section: str | None = None) -> None:
         self.field = field
-        super().__init__(message)
+        super().__init__(message, section)
 
 
-class InvalidRuleset(BohnanzaError):
+class InvalidRuleset(_Cited):
     """An unknown preset, option or option value, or a combination that makes no sense; `field`
     names what to change: the preset (`ruleset`, also for a player count it has no row for) or
-    the `options`."""
+    the `options`; `section` the RULES section that says so, if one does."""
 
-    def __init__(self, message: str, field: str = "options") -> None:
+    def __init__(self, message: str, field: str = "options", section: str | None = None) -> None:
         self.field = field
-        super().__init__(message)
+        super().__init__(message, section)
 
 
 class InvalidInput(BohnanzaError):

@@ -111,6 +111,11 @@ class Preset:
     def player_counts(self) -> tuple[int, ...]:
         return tuple(sorted(self.rows))
 
+    @property
+    def section(self) -> str:
+        """The RULES section with its table by player count, e.g. "2.1"."""
+        return self.source.removeprefix("RULES §")
+
 
 def _all_but(*removed: str) -> tuple[str, ...]:
     return tuple(bean for bean in BEANS if bean not in removed)
@@ -364,13 +369,15 @@ def resolve_ruleset(
     known = PRESETS.get(preset)
     if known is None:
         raise InvalidRuleset(
-            f"unknown ruleset {preset!r}; valid presets: {', '.join(PRESETS)}", "ruleset"
+            f"unknown ruleset {preset!r}; valid presets: {', '.join(PRESETS)}", "ruleset", "15"
         )
     row = known.rows.get(players)
     if row is None:
         counts = known.player_counts
         raise InvalidRuleset(
-            f"ruleset {preset} is for {counts[0]}–{counts[-1]} players, not {players}", "ruleset"
+            f"ruleset {preset} is for {counts[0]}–{counts[-1]} players, not {players}",
+            "ruleset",
+            known.section,
         )
     values: dict[str, Any] = {**_COMMON, **row}
     beans = tuple(values.pop("beans"))
@@ -406,6 +413,12 @@ def resolve_ruleset(
         options=chosen,
         **values,
     )
+
+
+def player_count_section(preset: str) -> str:
+    """The RULES section that gives `preset`'s player counts ("2" for a preset not known)."""
+    known = PRESETS.get(preset)
+    return "2" if known is None else known.section
 
 
 def check_deal(ruleset: Ruleset) -> None:

@@ -186,20 +186,21 @@ def test_an_unknown_ruleset_option_is_a_422_naming_the_valid_ones(client: FlaskC
 
 
 @pytest.mark.parametrize(
-    ("body", "field"),
+    ("body", "field", "rule"),
     [
-        ({"seats": ["A", "B", "C"], "options": {"x": 1}}, "options"),
-        ({"seats": ["A", "B"], "ruleset": "amigo"}, "ruleset"),
+        ({"seats": ["A", "B", "C"], "options": {"x": 1}}, "options", None),
+        ({"seats": ["A", "B"], "ruleset": "amigo"}, "ruleset", "RULES §2.3"),
     ],
     ids=["unknown-option", "preset-without-that-player-count"],
 )
 def test_an_invalid_ruleset_names_the_field_to_change(
-    client: FlaskClient, body: dict, field: str
+    client: FlaskClient, body: dict, field: str, rule: str | None
 ) -> None:
     response = client.post("/api/games", json=body)
 
     answer = assert_envelope(response, 422, "invalid_ruleset")
     assert answer["errors"]["json"] == {field: [answer["message"]]}
+    assert answer.get("rule") == rule
 
 
 @pytest.mark.parametrize(
@@ -267,21 +268,24 @@ def test_a_seat_name_with_nothing_visible_is_a_422(client: FlaskClient, name: st
 
 
 @pytest.mark.parametrize(
-    ("body", "field"),
+    ("body", "field", "rule"),
     [
-        ({"deck": ["red"] * 150}, "deck"),
-        ({"start_seat": 3}, "start_seat"),
-        ({"mode": "tabletop", "seed": 7}, "seed"),
+        ({"deck": ["red"] * 150}, "deck", "RULES §3.3"),
+        ({"start_seat": 3}, "start_seat", "RULES §3.2"),
+        ({"mode": "tabletop", "seed": 7}, "seed", None),
     ],
     ids=["deck-without-the-ruleset-s-cards", "start-seat-not-at-the-table", "tabletop-with-a-seed"],
 )
 def test_a_game_that_cannot_start_as_asked_is_a_422_naming_what_to_change(
-    client: FlaskClient, body: dict, field: str
+    client: FlaskClient, body: dict, field: str, rule: str | None
 ) -> None:
     response = client.post("/api/games", json={"seats": ["Ana", "Ben", "Cleo"], "seed": 1, **body})
 
     answer = assert_envelope(response, 422, "invalid_setup")
     assert answer["errors"]["json"] == {field: [answer["message"]]}
+    assert answer.get("rule") == rule
+    if rule is not None:
+        assert answer["message"].startswith(f"{rule} (")
 
 
 @pytest.mark.parametrize(
@@ -295,6 +299,7 @@ def test_seat_names_that_differ_only_by_an_invisible_character_are_a_422(
     body = assert_envelope(response, 422, "invalid_setup")
     assert "seat names must differ" in body["message"]
     assert list(body["errors"]["json"]) == ["seats"]
+    assert body["rule"] == "RULES §3.1"
 
 
 @pytest.mark.parametrize(

@@ -257,6 +257,22 @@ def test_a_command_no_game_could_take_is_reported_as_malformed_without_a_section
     assert "field index 7 does not exist" in step["sentence"]
 
 
+def test_a_hand_position_the_hand_lacks_is_malformed_and_cites_its_section():
+    document = export_record(simulate("rio-grande", 4, bot="greedy", seed=1))
+    at = next(i for i, c in enumerate(document["commands"]) if c["type"] == "offer" and c["hand"])
+    document["commands"][at]["hand"] = [99]
+
+    step = verify(parse_record(document)).to_dict()["first_illegal_step"]
+
+    assert (step["kind"], step["rule"], step["section"]) == (
+        "malformed-command",
+        "RULES §4.2",
+        "4.2",
+    )
+    assert step["title"] == "cards leaving the hand"
+    assert step["sentence"].startswith("hand position 99 does not exist")
+
+
 # --- legal records -------------------------------------------------------------------------------
 
 
@@ -373,7 +389,8 @@ def test_a_record_whose_ruleset_no_preset_gives_says_why():
     report = verify(parse_record(document))
 
     assert report.notes == (
-        "today's rulesets do not give this one (ruleset amigo is for 3–5 players, not 2); "
+        "today's rulesets do not give this one (RULES §2.3 (player counts: amigo): ruleset "
+        "amigo is for 3–5 players, not 2); "
         "the record's ruleset is used, an import refuses it",
     )
 
