@@ -305,7 +305,11 @@ class IdempotencyStore:
                 f"Idempotency-Key {key!r} was already used for a different request in this game"
             )
         age = datetime.now(UTC) - row.created_at
-        if row.status is not None and row.response is not None and age <= self.answers_kept:
+        kept = row.status is not None and row.response is not None and age <= self.answers_kept
+        # A refusal is not given again once the store holds the key's command: a retry was
+        # refused on the game before an earlier attempt, still running then, stored it. It runs
+        # again, and the answer is rebuilt from what that attempt stored.
+        if kept and (_stored_a_command(row.status) or not self.stored(game_id, key)):
             return Replay(row.status, row.response)
         if row.status is None and age <= self.in_flight_limit:
             raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")

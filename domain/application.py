@@ -33,7 +33,7 @@ from .request_keys import AppliedRequest
 from .rules import events as ev
 from .rules.commands import Command
 from .rules.decide import start_game
-from .rules.errors import Conflict, InvalidInput, NotFound
+from .rules.errors import BohnanzaError, Conflict, InvalidInput, NotFound
 from .rules.evolve import fold
 from .rules.rulesets import DEFAULT_PRESET, resolve_ruleset
 from .rules.state import DIGITAL, GameState
@@ -234,17 +234,21 @@ class Bohnanza(Application):
         raises Conflict; without, a concurrent write is retried against the new state. With
         `request_key`, the command is stored at most once under that key (the key is stored in
         the same transaction as its events): if an earlier attempt stored it, AlreadyApplied
-        says which versions it stored."""
+        says which versions it stored, also when the command would be refused now (on a game
+        that holds it)."""
         for _ in range(COMMAND_RETRIES):
             self._refuse_if_applied(game_id, request_key)
-            game = self.game(game_id)
-            if expected_version is not None and game.version != expected_version:
-                raise Conflict(
-                    f"the game is at version {game.version}, not {expected_version}",
-                    game.version,
-                )
-            before = game.version
-            facts = game.execute(command)
+            try:
+                game, facts = self._decided(game_id, command, expected_version)
+            except BohnanzaError:
+                # Decided on the game as loaded, which may hold this very command: an earlier
+                # attempt may have stored it after the check above (the cache fast-forwards to
+                # what the store holds now). Its key was stored with its events, so the store
+                # holds the key for every state holding the command: a refusal is given only if
+                # the key is still free once it was decided.
+                self._refuse_if_applied(game_id, request_key)
+                raise
+            before = game.version - len(facts)
             try:
                 recordings = self.save(
                     game, **({"request_key": request_key} if request_key else {})
@@ -260,6 +264,18 @@ class Bohnanza(Application):
             self._snapshot(game_id, before, game.version)
             return _outcome(game, facts, recordings)
         raise Conflict(f"the game kept changing; {COMMAND_RETRIES} attempts failed", None)
+
+    def _decided(
+        self, game_id: UUID, command: Command, expected_version: int | None
+    ) -> tuple[Game, list[ev.Event]]:
+        """The game as stored now with `command` decided on it (not saved yet), and its facts;
+        Conflict if it is not at `expected_version`, RuleViolation if the rules refuse."""
+        game = self.game(game_id)
+        if expected_version is not None and game.version != expected_version:
+            raise Conflict(
+                f"the game is at version {game.version}, not {expected_version}", game.version
+            )
+        return game, game.execute(command)
 
     def request_key_stored(self, game_id: UUID, request_key: str) -> bool:
         """Whether a command was stored in this game under `request_key`."""

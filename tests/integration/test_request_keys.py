@@ -4,7 +4,11 @@ every store, because the key is stored in the same transaction as the command's 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
+from uuid import UUID
 
 import pytest
 from eventsourcing.persistence import IntegrityError, StoredEvent
@@ -12,7 +16,8 @@ from eventsourcing.persistence import IntegrityError, StoredEvent
 from domain.application import AlreadyApplied, Bohnanza, Outcome
 from domain.request_keys import AppliedRequest
 from domain.rules import events as ev
-from domain.rules.commands import Plant
+from domain.rules.commands import Command, Plant
+from domain.rules.errors import RuleViolation
 from tests.conftest import PostgresTestDatabase
 
 from .test_store import (
@@ -140,3 +145,65 @@ def test_a_used_key_or_version_is_refused_as_such_every_time(app: Bohnanza) -> N
             refused[key] += 1
 
     assert refused == {"other": 100, "once": 100}
+
+
+@contextmanager
+def stored_by_the_first_attempt_before_the_load(
+    retrying: Bohnanza, first: Bohnanza, game_id: UUID, command: Command, key: str
+) -> Iterator[list[Outcome]]:
+    """The first attempt (another application on the store: another process) stores `command`
+    under `key` just after the retry has checked the key and before it loads the game, as a
+    first attempt held up by a stalled database may."""
+    stored: list[Outcome] = []
+    load = retrying.game
+
+    def load_after_the_first_attempt(game_id: UUID, *, version: int | None = None) -> Any:
+        if not stored:
+            stored.append(first.execute(game_id, command, request_key=key))
+        return load(game_id, version=version)
+
+    retrying.game = load_after_the_first_attempt  # type: ignore[method-assign]
+    try:
+        yield stored
+    finally:
+        vars(retrying).pop("game", None)
+
+
+@pytest.mark.parametrize("if_match", [False, True], ids=["any-version", "expected-version"])
+def test_a_retry_deciding_on_a_state_its_first_attempt_stored_is_told_so_not_refused(
+    shared_database_url: str, if_match: bool
+) -> None:
+    """Deciding again on the state that holds the command itself, the retry would be refused
+    (its field is harvested already; the game is past the expected version): that refusal
+    would be kept as the key's answer, though the command was stored."""
+    with (
+        Bohnanza.from_url(shared_database_url) as first,
+        Bohnanza.from_url(shared_database_url) as retrying,
+    ):
+        game_id, harvest, _ = game_where_two_seats_can_harvest(first)
+        expected = retrying.game(game_id).version if if_match else None
+
+        with (
+            stored_by_the_first_attempt_before_the_load(
+                retrying, first, game_id, harvest, "stalled"
+            ) as stored,
+            pytest.raises(AlreadyApplied) as again,
+        ):
+            retrying.execute(game_id, harvest, expected_version=expected, request_key="stalled")
+
+        [outcome] = stored
+        assert again.value.applied == AppliedRequest(
+            outcome.version - len(outcome.facts) + 1, outcome.version
+        )
+        assert stored_versions(retrying, game_id) == list(range(1, outcome.version + 1))
+
+
+def test_a_command_refused_without_its_key_in_the_store_is_refused(
+    shared_database_url: str,
+) -> None:
+    with Bohnanza.from_url(shared_database_url) as app:
+        game_id, harvest, _ = game_where_two_seats_can_harvest(app)
+        app.execute(game_id, harvest)
+
+        with pytest.raises(RuleViolation, match=r"RULES §8\.2"):
+            app.execute(game_id, harvest, request_key="never-stored")
