@@ -239,7 +239,8 @@ def edit_note(body: dict[str, Any], game_id: UUID, note: int) -> dict[str, Any]:
 
     A guest's note stays as it is: nothing proves who a guest is. A note the caller may not read
     (see list_notes) is a 404 like a missing one, so that its existence and author stay hidden;
-    one it may read but did not write is a 403."""
+    one it may read but did not write is a 403. `note` is the note's `id`, which tells nothing
+    of other notes: it is drawn at random."""
     author = _author(game_id, None, editing=True)
     edited = annotations.edit_note(
         services().app, game_id, _facts(game_id), note, editor=author, **body

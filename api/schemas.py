@@ -743,7 +743,14 @@ class AuthorSchema(Schema):
 
 
 class NoteSchema(Schema):
-    id = fields.Integer(required=True)
+    id = fields.Integer(
+        required=True,
+        metadata={
+            "description": "The note's number (in its URL): drawn at random from 1 to 2^53 - 1, "
+            "so it tells nothing of other notes (notes added before 1 Dec 2026 keep their "
+            "numbers 1, 2, 3…)"
+        },
+    )
     game_id = fields.UUID(required=True)
     step = fields.Integer(required=True)
     author = fields.Nested(AuthorSchema, required=True)

@@ -198,5 +198,5 @@ def audit_stored_game(app: Bohnanza, game_id: UUID) -> list[Problem]:
 
 def annotations_of(app: Bohnanza, game_id: UUID) -> list[dict[str, Any]]:
     """Every live note on a game as a record's annotations (for someone who may see them all)."""
-    notes = sorted(all_notes(app, game_id), key=lambda note: (note.step, note.id))
+    notes = sorted(all_notes(app, game_id), key=lambda note: note.step)  # then as added
     return [note.to_record() for note in notes]
