@@ -185,8 +185,11 @@ class Bohnanza(Application):
         seed: int | None = None,
         deck: Sequence[str] | None = None,
         game_id: UUID | None = None,
+        request_key: str | None = None,
     ) -> Outcome:
-        """Create a game; digital games without a seed get a random one (stored, secret)."""
+        """Create a game; digital games without a seed get a random one (stored, secret). With
+        `game_id` and `request_key`, as `record_game`: AlreadyApplied if an earlier attempt with
+        the key stored it, Conflict if the id is taken otherwise."""
         ruleset = resolve_ruleset(preset, len(seats), options)
         if mode == DIGITAL and seed is None:
             seed = secrets.randbelow(2**63)
@@ -195,7 +198,7 @@ class Bohnanza(Application):
         assert isinstance(first, ev.GameStarted)
         game = Game.start(first, game_id=game_id)
         game.record(rest)
-        recordings = self.save(game)
+        recordings = self.save_new(game, request_key=request_key)
         return _outcome(game, facts, recordings)
 
     def record_game(
@@ -204,23 +207,36 @@ class Bohnanza(Application):
         *,
         game_id: UUID | None = None,
         beside: Sequence[Aggregate] = (),
+        request_key: str | None = None,
     ) -> Outcome:
         """Store facts decided elsewhere (an imported record, re-decided by `replays`) as a new
         game, in one transaction with the aggregates `beside` it (what the record says about the
-        game); Conflict if `game_id` is taken."""
+        game); Conflict if `game_id` is taken, AlreadyApplied if by an earlier attempt with
+        `request_key` (see `save_new`)."""
         first, *rest = facts
         if not isinstance(first, ev.GameStarted):
             raise InvalidInput(f"a game's facts start with GameStarted, not {first.kind}")
         game = Game.start(first, game_id=game_id)
         game.record(rest)
-        try:
-            recordings = self.save(game, *beside)
-        except IntegrityError:
-            raise Conflict(f"a game {game.id} is stored already", None) from None
+        recordings = self.save_new(game, *beside, request_key=request_key)
         latest = game.version - game.version % SNAPSHOT_INTERVAL
         if latest:
             self._snapshot(game.id, latest - 1, latest)
         return Outcome(game.id, game.version, list(facts), recordings[-1].notification.id)
+
+    def save_new(
+        self, game: Aggregate, *beside: Aggregate, request_key: str | None = None
+    ) -> list[Any]:
+        """Store a new game, in one transaction with the aggregates `beside` it and, if given,
+        `request_key` (stored with the game's events, as a command's key is): a request that
+        creates a game with an id chosen before its first attempt is then stored once, whatever
+        happened to that attempt. AlreadyApplied if an earlier attempt with the key stored the
+        game, Conflict if something else holds its id (or the versions of what is beside it)."""
+        try:
+            return self.save(game, *beside, **({"request_key": request_key} if request_key else {}))
+        except IntegrityError:
+            self._refuse_if_applied(game.id, request_key)
+            raise Conflict(f"a game {game.id} is stored already", None) from None
 
     def execute(
         self,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
@@ -271,17 +271,43 @@ def add_note(
         facts, step=step, author=author, text=text, glyph=glyph, visibility=visibility, seat=seat
     )
 
+    note = {"step": step, "author": author, "text": text, "glyph": glyph}
+    note |= {"visibility": visibility, "seat": seat}
     number = 0
 
     def add(stored: Annotations | None) -> Annotations:
         nonlocal number
         notes = stored or Annotations(game_id=str(game_id))
-        number = new_note_id(notes)
-        notes.add(number, step, author.to_dict(), text, glyph, visibility, seat)
+        number = _added(notes, **note)
         return notes
 
     notes = _changed(app, game_id, add)
     return _note(game_id, notes.notes[str(number)])
+
+
+def opened_with(game_id: UUID, notes: Sequence[Mapping[str, Any]]) -> Annotations:
+    """The notes of a game not stored yet (an imported record's, each given as `add_note`'s
+    arguments and checked by `check_note`), to be saved in one transaction with the game."""
+    opened = Annotations(game_id=str(game_id))
+    for note in notes:
+        _added(opened, **note)
+    return opened
+
+
+def _added(
+    notes: Annotations,
+    *,
+    step: int,
+    author: Author,
+    text: str,
+    glyph: str | None,
+    visibility: str,
+    seat: int | None,
+) -> int:
+    """Add a checked note to `notes`; its number."""
+    number = new_note_id(notes)
+    notes.add(number, step, author.to_dict(), text, glyph, visibility, seat)
+    return number
 
 
 def new_note_id(notes: Annotations) -> int:

@@ -15,6 +15,7 @@ from domain.rules.errors import Forbidden, InvalidInput, NotFound
 from domain.rules.legal import legal_commands
 from domain.rules.transcript import commands_from_facts
 from projections.views import AUDITOR_VIEWER, HOST_VIEWER, PUBLIC_VIEWER, Viewer
+from replays import forks as forks_module
 from replays.annotations import (
     GUEST,
     NOTE_IDS,
@@ -250,6 +251,42 @@ def test_a_record_s_notes_come_back_in_their_order_with_numbers_of_their_own(app
 
 
 # --- forks ------------------------------------------------------------------------------------
+
+
+def test_forks_stored_at_once_are_each_listed_by_their_parent(app, game, monkeypatch):
+    """Two forks of one game change its lineage at once: the one stored second is tried again
+    on the lineage as stored, not lost (nor a 500)."""
+    game_id, _ = game
+    stale = [forks_module._lineage(app, game_id)]
+    first = create_fork(app, game_id, 40)
+    real = forks_module._lineage
+    monkeypatch.setattr(forks_module, "_lineage", lambda *a: stale.pop() if stale else real(*a))
+
+    second = create_fork(app, game_id, 80)
+
+    assert forks_of(app, game_id) == [
+        {"game_id": str(first.game_id), "step": first.step},
+        {"game_id": str(second.game_id), "step": second.step},
+    ]
+
+
+def test_an_import_stores_its_game_header_and_notes_in_one_transaction(app, game, monkeypatch):
+    """A server stopping between them had left a game without its notes."""
+    game_id, facts = game
+    add_note(app, game_id, facts, step=3, author=ANA, text="a note")
+    record = export_game(app, game_id, place="Home", annotations=annotations_of(app, game_id))
+    saved: list[list[str]] = []
+    save = app.save
+
+    def recorded(*aggregates, **kwargs):
+        saved.append([type(aggregate).__name__ for aggregate in aggregates])
+        return save(*aggregates, **kwargs)
+
+    monkeypatch.setattr(app, "save", recorded)
+
+    import_record(app, record)
+
+    assert saved == [["Game", "RecordHeader", "Annotations"]]
 
 
 def test_a_fork_replays_the_parent_card_for_card_up_to_the_fork_step(app, game):

@@ -8,16 +8,18 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
-from uuid import UUID
+from uuid import UUID, uuid4
 
 import pytest
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
 from domain.application import AlreadyApplied, Bohnanza, Outcome
+from domain.bots import simulate
 from domain.request_keys import AppliedRequest
 from domain.rules import events as ev
 from domain.rules.commands import Command, Plant
-from domain.rules.errors import RuleViolation
+from domain.rules.errors import Conflict, RuleViolation
+from replays.annotations import Annotations
 from tests.conftest import PostgresTestDatabase
 
 from .test_store import (
@@ -207,3 +209,45 @@ def test_a_command_refused_without_its_key_in_the_store_is_refused(
 
         with pytest.raises(RuleViolation, match=r"RULES §8\.2"):
             app.execute(game_id, harvest, request_key="never-stored")
+
+
+# --- new games ----------------------------------------------------------------------------------
+
+
+def test_a_new_game_stored_with_a_key_is_stored_once_and_its_key_names_its_versions(
+    app: Bohnanza,
+) -> None:
+    """A request that creates a game chooses its id first; every attempt stores it under that
+    id with the key, so the store says which attempt stored it."""
+    game_id = uuid4()
+    stored = app.start_game(SEATS, seed=3, game_id=game_id, request_key="create k")
+
+    with pytest.raises(AlreadyApplied) as again:
+        app.start_game(SEATS, seed=3, game_id=game_id, request_key="create k")
+
+    assert again.value.applied == AppliedRequest(1, stored.version)
+    assert stored_versions(app, game_id) == list(range(1, stored.version + 1))
+
+
+def test_a_new_game_stored_otherwise_is_a_conflict_for_a_key(app: Bohnanza) -> None:
+    game_id = uuid4()
+    app.start_game(SEATS, seed=3, game_id=game_id)
+
+    with pytest.raises(Conflict, match="stored already"):
+        app.start_game(SEATS, seed=3, game_id=game_id, request_key="create k")
+
+    assert app.recorder.applied(game_id, "create k") is None
+
+
+def test_the_key_of_a_new_game_saved_with_records_beside_it_names_the_game_s_versions(
+    app: Bohnanza,
+) -> None:
+    game_id = uuid4()
+    first, *rest = simulate("rio-grande", 3, seed=4)
+    notes = Annotations(game_id=str(game_id))
+    notes.add(1, 3, {"role": "guest", "name": "Kib", "seat": None}, "hm", None, "public", None)
+
+    stored = app.record_game([first, *rest], game_id=game_id, beside=[notes], request_key="k")
+
+    assert app.recorder.applied(game_id, "k") == AppliedRequest(1, stored.version)
+    assert app.recorder.applied(notes.id, "k") is None
