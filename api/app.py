@@ -14,7 +14,7 @@ from types import FunctionType
 from typing import Any
 
 from eventsourcing.persistence import PersistenceError
-from flask import Flask
+from flask import Flask, Response, request
 from flask_smorest import Api
 from sqlalchemy.exc import DBAPIError
 from werkzeug.routing import IntegerConverter, Map
@@ -29,6 +29,19 @@ from .web import web
 
 MAX_BODY_BYTES = 64 * 1024
 BUILD_ATTEMPTS = 3
+CREDENTIALS = ("Authorization", "X-Auditor-Token")
+CACHING = (
+    "Caching: an answer to a request that carries a credential (`Authorization` or "
+    "`X-Auditor-Token`, good or not) says `Cache-Control: private, no-store`, errors included: "
+    "it is the caller's alone, and no cache, the browser's included, may keep it. Other answers "
+    "carry no `Cache-Control`, `Expires` or `Last-Modified` (a command's `ETag` names the game's "
+    "version, for `If-Match`), so a cache keeps none of them unless it guesses a freshness of "
+    "its own; they change as the game does. Every answer under `/api/` says `Vary: "
+    "Authorization, X-Auditor-Token`, so that a cache that does keep a public answer gives it "
+    "only to requests without credentials. The errors the server answers itself, before any "
+    "header is read (400, 414, 417, 431, 501), say `Cache-Control: no-store`."
+)
+"""What the OpenAPI document says about caching (`not_cached_for_others`)."""
 
 
 class BohnanzaApi(Api):
@@ -120,6 +133,18 @@ class LazyServices:
             self._services = None
 
 
+def not_cached_for_others(response: Response) -> Response:
+    """After every request: an answer to a request carrying a credential is not kept by any
+    cache (a shared cache may not keep it anyway, RFC 9111 §3.5, but a browser's may, and it
+    holds a hand or every card), errors included; an API answer varies with the credentials."""
+    headers = request.headers
+    if any(name in headers for name in CREDENTIALS):
+        response.headers["Cache-Control"] = "private, no-store"
+    if request.path.startswith("/api/"):
+        response.vary.update(CREDENTIALS)
+    return response
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """The web application; `config` overrides settings read from the environment."""
     app = ServiceFlask(__name__, static_folder=None)  # the pages' files: api/web.py serves them
@@ -153,7 +178,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
                 "cite RULES.md sections. Authenticate as a seat or host with "
                 "`Authorization: Bearer <token>`. Credentials sent with a request about a game must "
                 "be good ones: another game's token, or a wrong `X-Auditor-Token`, is a 401 on "
-                "every route under `/api/games/{game_id}`, those open to the public included."
+                "every route under `/api/games/{game_id}`, those open to the public included.\n\n"
+                + CACHING
             },
             "components": {"securitySchemes": SECURITY_SCHEMES},
         },
@@ -168,5 +194,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.before_request(
         games.game_and_credentials_checked
     )  # after the hooks that refuse a request's form
+    app.after_request(not_cached_for_others)
     app.extensions["bohnanza"] = LazyServices(app.config)
     return app

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import hmac
 import re
+from collections.abc import Callable
 from typing import Any
 from uuid import UUID, uuid4
 
 from flask import Response, current_app, g, jsonify, request
+from marshmallow import Schema
 
 from domain.application import AlreadyApplied, RecordedFact
 from domain.request_keys import AppliedRequest
@@ -36,6 +38,7 @@ from replays import forks
 
 from . import schemas
 from .blueprint import Blueprint
+from .creation_keys import NO_CALLER, store_key
 from .errors import (
     ApiError,
     bad_header,
@@ -46,7 +49,7 @@ from .errors import (
     unauthorized,
 )
 from .openapi import game_links
-from .security import HOST, Caller, IssuedTokens
+from .security import HOST, Caller, IssuedTokens, Replay
 from .services import Services
 
 blp = Blueprint(
@@ -242,16 +245,17 @@ def seat_tokens(names: list[str], issued: IssuedTokens) -> list[dict[str, Any]]:
 
 @blp.route("/games", methods=["POST"])
 @blp.arguments(schemas.GameCreateSchema())
-@blp.response(201, schemas.GameCreatedSchema)
-@blp.doc(**game_links(201))
-@documented(blp, 400, 408, 413, 415, 422)
-def create_game(body: dict[str, Any]) -> dict[str, Any]:
+@blp.response(201, schemas.GameCreatedSchema, headers=schemas.CREATED_RESPONSE_HEADERS)
+@blp.doc(**game_links(201), parameters=schemas.CREATION_HEADERS)
+@documented(blp, 400, 408, 409, 410, 413, 415, 422)
+def create_game(body: dict[str, Any]) -> Response:
     """Create a game; the answer holds one secret token per seat and one for the host.
 
-    Keep the tokens: they are shown only here. Send one as `Authorization: Bearer <token>`."""
+    Keep the tokens: they are shown only here (and, with an `Idempotency-Key`, to a retry with
+    the same key and body). Send one as `Authorization: Bearer <token>`."""
     service = services()
-    game_id = uuid4()
-    with service.tokens.issued_for(game_id, len(body["seats"])) as issued:
+
+    def create(game_id: UUID, issued: IssuedTokens, key: str | None) -> dict[str, Any]:
         outcome = service.app.start_game(
             body["seats"],
             preset=body["ruleset"],
@@ -262,15 +266,41 @@ def create_game(body: dict[str, Any]) -> dict[str, Any]:
             deck=body.get("deck"),
             game_id=game_id,
             hands=body["hands"],
+            request_key=key,
         )
-    service.after_write()
-    started = outcome.facts[0]
-    assert isinstance(started, ev.GameStarted)
+        started = outcome.facts[0]
+        assert isinstance(started, ev.GameStarted)
+        return _game_created(game_id, started, outcome.version, outcome.position, issued)
+
+    def rebuild(game_id: UUID, issued: IssuedTokens, stored: AppliedRequest) -> dict[str, Any]:
+        started = service.views.started(game_id)
+        version, position = stored.last_version, service.app.position()
+        return _game_created(game_id, started, version, position, issued)
+
+    return created_once(
+        schemas.GameCreatedSchema(),
+        "games",
+        body,
+        game_id=uuid4(),
+        seats=len(body["seats"]),
+        create=create,
+        rebuild=rebuild,
+    )
+
+
+def _game_created(
+    game_id: UUID,
+    started: ev.GameStarted,
+    version: int,
+    position: int | None,
+    issued: IssuedTokens,
+) -> dict[str, Any]:
+    """A new game's answer: where it is, its tokens and its ruleset."""
     base = f"/api/games/{game_id}"
     return {
         "game_id": game_id,
-        "version": outcome.version,
-        "position": outcome.position,
+        "version": version,
+        "position": position,
         "seats": seat_tokens(started.seats, issued),
         "host_token": issued.host,
         "ruleset": started.ruleset,
@@ -462,12 +492,7 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
     if caller is None:
         raise unauthorized("commands need a seat's (or the host's) token")
     expected = _expected_version(body)
-    key = request.headers.get("Idempotency-Key")
-    if key is not None and not IDEMPOTENCY_KEY.match(key):
-        raise bad_header(
-            "Idempotency-Key",
-            "Idempotency-Key must be one key: 1 to 128 visible ASCII characters, no comma",
-        )
+    key = idempotency_key()
     if caller.role != HOST:  # a seat's own seat, named or not, is the same command
         body.setdefault("seat", caller.seat)
     fingerprint = {"command": body, "expected_version": expected}
@@ -498,15 +523,76 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
     return _answer(status, document)
 
 
+def idempotency_key() -> str | None:
+    """The request's Idempotency-Key, None without one; 400 for one that is no key."""
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not IDEMPOTENCY_KEY.match(key):
+        raise bad_header(
+            "Idempotency-Key",
+            "Idempotency-Key must be one key: 1 to 128 visible ASCII characters, no comma",
+        )
+    return key
+
+
+Create = Callable[[UUID, IssuedTokens, str | None], dict[str, Any]]
+"""Stores a new game under this id with these tokens (and this key in the event store, if one),
+and answers what the request answers."""
+Rebuild = Callable[[UUID, IssuedTokens, AppliedRequest], dict[str, Any]]
+"""The answer of a game an earlier attempt stored (the versions it stored), with its tokens."""
+
+
+def created_once(
+    schema: Schema,
+    scope: str,
+    fingerprint: Any,
+    *,
+    game_id: UUID,
+    seats: int,
+    create: Create,
+    rebuild: Rebuild,
+    caller: str = NO_CALLER,
+) -> Response:
+    """A request that creates a game (`scope`: what it creates): the 201 answer. With an
+    Idempotency-Key it creates the game once and gives the same answer (tokens included) to
+    every attempt with the key and the same `fingerprint` (api/creation_keys.py)."""
+    service = services()
+    key = idempotency_key()
+    if key is None:
+        with service.tokens.issued_for(game_id, seats) as issued:
+            document = schema.dump(create(game_id, issued, None))
+        service.after_write()
+        return _answer(201, document)
+    begun = service.creations.begin(scope, key, caller, fingerprint, game_id=game_id, seats=seats)
+    if isinstance(begun, Replay):
+        return _answer(begun.status, begun.response, replayed=True)
+    replayed = False
+    try:
+        status, document = 201, schema.dump(create(begun.game_id, begun.issued, store_key(key)))
+    except AlreadyApplied as already:  # an earlier attempt stored it, then stopped
+        replayed = True
+        status, document = 201, schema.dump(rebuild(begun.game_id, begun.issued, already.applied))
+    except (ApiError, BohnanzaError) as error:
+        if type(error) is Conflict:  # lost races (a fork's), nothing decided: a retry runs afresh
+            service.creations.release(scope, key)
+            raise
+        status, document = _error_document(error)
+    except BaseException:
+        service.creations.release(scope, key)
+        raise
+    service.creations.finish(scope, key, status, document, begun.issued)
+    service.after_write()
+    return _answer(status, document, replayed=replayed)
+
+
 def _error_document(error: ApiError | BohnanzaError) -> tuple[int, dict[str, Any]]:
     response = error_response(error)
     return response.status_code, response.get_json()
 
 
 def _answer(status: int, document: dict[str, Any], *, replayed: bool = False) -> Response:
-    """A command's answer, already in its final JSON form (a result or an error envelope, as
-    documented; the tests check both against the OpenAPI document), so that it can be stored for
-    idempotency as it is and no schema is applied to an error."""
+    """A command's or a creation's answer, already in its final JSON form (a result or an error
+    envelope, as documented; the tests check both against the OpenAPI document), so that it can
+    be stored for idempotency as it is and no schema is applied to an error."""
     response = jsonify(document)
     response.status_code = status
     if status == 200:

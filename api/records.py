@@ -12,6 +12,7 @@ from uuid import UUID
 
 from flask import Response, jsonify
 
+from domain.request_keys import AppliedRequest
 from domain.rules.errors import Forbidden
 from replays import annotations, games
 from replays.record import parse_record
@@ -26,12 +27,14 @@ from .games import (
     TOKEN_AUDITOR_OR_NONE,
     _auditor_rights,
     caller_for,
+    created_once,
     open_to_all,
     seat_tokens,
     services,
     viewer_for,
 )
 from .openapi import game_links
+from .security import IssuedTokens
 
 blp = Blueprint(
     "records",
@@ -75,10 +78,10 @@ def export_record(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 
 @blp.route("/records", methods=["POST"])
 @blp.arguments(schemas.RecordDocumentSchema)
-@blp.response(201, schemas.ImportedSchema)
-@blp.doc(**game_links(201))
-@documented(blp, 400, 408, 409, 413, 415, 422)
-def import_record(document: dict[str, Any]) -> dict[str, Any]:
+@blp.response(201, schemas.ImportedSchema, headers=schemas.CREATED_RESPONSE_HEADERS)
+@blp.doc(**game_links(201), parameters=schemas.CREATION_HEADERS)
+@documented(blp, 400, 408, 409, 410, 413, 415, 422)
+def import_record(document: dict[str, Any]) -> Response:
     """Import a record as a new game.
 
     Every command is decided again by the engine. A legal record becomes a new game (with its
@@ -87,20 +90,37 @@ def import_record(document: dict[str, Any]) -> dict[str, Any]:
     listed and ranked under the preset's name): one that is not is a 422 naming the fields that
     differ. The record of an ended game is stored once: the same game imported again
     (whatever its notes or layout) is a 409 `already_imported` whose `game_id` is the game it
-    became. A record that stops before the end is a new game each time (its hidden cards must
+    became (a retry with the `Idempotency-Key` of the import that stored it gets that import's
+    answer). A record that stops before the end is a new game each time (its hidden cards must
     not decide its id)."""
     service = services()
     prepared = games.prepare_import(document)
-    with service.tokens.issued_for(prepared.game_id, len(prepared.record.seats)) as issued:
-        imported = games.store_import(service.app, prepared)
-    service.after_write()
-    return {
-        "game_id": imported.game_id,
-        "version": imported.outcome.version,
-        "seats": seat_tokens(list(prepared.record.seats), issued),
-        "host_token": issued.host,
-        "notes": len(prepared.record.annotations),
-    }
+
+    def create(game_id: UUID, issued: IssuedTokens, key: str | None) -> dict[str, Any]:
+        imported = games.store_import(service.app, prepared, game_id=game_id, request_key=key)
+        return _imported(imported.game_id, imported.outcome.version, issued)
+
+    def rebuild(game_id: UUID, issued: IssuedTokens, stored: AppliedRequest) -> dict[str, Any]:
+        return _imported(game_id, stored.last_version, issued)
+
+    def _imported(game_id: UUID, version: int, issued: IssuedTokens) -> dict[str, Any]:
+        return {
+            "game_id": game_id,
+            "version": version,
+            "seats": seat_tokens(list(prepared.record.seats), issued),
+            "host_token": issued.host,
+            "notes": len(prepared.record.annotations),
+        }
+
+    return created_once(
+        schemas.ImportedSchema(),
+        "records",
+        document,
+        game_id=prepared.game_id,
+        seats=len(prepared.record.seats),
+        create=create,
+        rebuild=rebuild,
+    )
 
 
 @blp.route("/records/schema.json", methods=["GET"])

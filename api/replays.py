@@ -13,6 +13,7 @@ from uuid import UUID, uuid4
 
 from flask import Response
 
+from domain.request_keys import AppliedRequest
 from domain.rules import events as ev
 from domain.rules.commands import Command, NoteHand
 from domain.rules.notation import describe_command
@@ -24,19 +25,21 @@ from replays.steps import Replay, Step, UnknownKind
 
 from . import schemas
 from .blueprint import Blueprint
+from .creation_keys import NO_CALLER
 from .errors import ApiError, documented, forbidden, unauthorized
 from .games import (
     SEAT_TOKEN_OR_NONE,
     TOKEN_AUDITOR_OR_NONE,
     _auditor_rights,
     caller_for,
+    created_once,
     open_to_all,
     seat_tokens,
     services,
     viewer_for,
 )
 from .openapi import game_links
-from .security import Caller
+from .security import Caller, IssuedTokens
 
 blp = Blueprint(
     "replays",
@@ -308,7 +311,8 @@ def edit_note(body: dict[str, Any], game_id: UUID, note: int) -> dict[str, Any]:
 
     A guest's note stays as it is: nothing proves who a guest is. A note the caller may not read
     (see list_notes) is a 404 like a missing one, so that its existence and author stay hidden;
-    one it may read but did not write is a 403."""
+    one it may read but did not write is a 403. `note` is the note's `id`, which tells nothing
+    of other notes: it is drawn at random."""
     author = _author(game_id, None, editing=True)
     edited = annotations.edit_note(
         services().app, game_id, _facts(game_id), note, editor=author, **body
@@ -334,11 +338,11 @@ def delete_note(game_id: UUID, note: int) -> Response:
 
 @blp.route("/games/<uuid:game_id>/forks", methods=["POST"])
 @blp.arguments(schemas.ForkCreateSchema)
-@blp.response(201, schemas.ForkCreatedSchema)
-@blp.doc(**game_links(201))
-@documented(blp, 400, 401, 403, 404, 408, 413, 415, 422)
+@blp.response(201, schemas.ForkCreatedSchema, headers=schemas.CREATED_RESPONSE_HEADERS)
+@blp.doc(**game_links(201), parameters=schemas.CREATION_HEADERS)
+@documented(blp, 400, 401, 403, 404, 408, 409, 410, 413, 415, 422)
 @blp.doc(security=TOKEN_AUDITOR_OR_NONE)
-def create_fork(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+def create_fork(body: dict[str, Any], game_id: UUID) -> Response:
     """A sandbox game continuing from step `step` (snapped back to the last whole command).
 
     It is a tabletop game: its host token acts for every seat and names every card drawn, so any
@@ -351,18 +355,38 @@ def create_fork(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
             "a fork shows every hand: only a game that is over (and, for a fork, every game it "
             "was forked from) may be forked"
         )
-    fork_id = uuid4()
-    with service.tokens.issued_for(fork_id, len(replay.names)) as issued:
-        fork = forks.create_fork(service.app, game_id, body["step"], fork_id=fork_id)
-    service.after_write()
-    return {
-        "game_id": fork.game_id,
-        "parent": game_id,
-        "step": fork.step,
-        "version": len(fork.facts),
-        "seats": seat_tokens(list(replay.names), issued),
-        "host_token": issued.host,
-    }
+    seats = list(replay.names)
+
+    def create(fork_id: UUID, issued: IssuedTokens, key: str | None) -> dict[str, Any]:
+        fork = forks.create_fork(
+            service.app, game_id, body["step"], fork_id=fork_id, request_key=key
+        )
+        return _fork_created(fork.game_id, fork.step, issued)
+
+    def rebuild(fork_id: UUID, issued: IssuedTokens, stored: AppliedRequest) -> dict[str, Any]:
+        return _fork_created(fork_id, stored.last_version, issued)  # its step is its version
+
+    def _fork_created(fork_id: UUID, step: int, issued: IssuedTokens) -> dict[str, Any]:
+        return {
+            "game_id": fork_id,
+            "parent": game_id,
+            "step": step,
+            "version": step,
+            "seats": seat_tokens(seats, issued),
+            "host_token": issued.host,
+        }
+
+    caller = caller_for(game_id)
+    return created_once(
+        schemas.ForkCreatedSchema(),
+        f"forks/{game_id}",
+        body,
+        game_id=uuid4(),
+        seats=len(seats),
+        create=create,
+        rebuild=rebuild,
+        caller=NO_CALLER if caller is None else caller.token_digest,
+    )
 
 
 @blp.route("/games/<uuid:game_id>/forks", methods=["GET"])

@@ -271,6 +271,12 @@ class ChangeRequestSchema(Schema):
     )
 
 
+KEY_FORMAT = (
+    "A key is 1 to 128 visible ASCII characters other than the comma (a UUID, say); send "
+    "one Idempotency-Key header only."
+)
+KEY_SCHEMA = {"type": "string", "pattern": "^[!-+\\--~]{1,128}$"}
+
 COMMAND_HEADERS = [
     {
         "in": "header",
@@ -297,21 +303,49 @@ COMMAND_HEADERS = [
         "(by default: the server's `BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS`); "
         "later, the key still refuses another body, and the same body is answered the same "
         "way: rebuilt from what was stored, or, for a command refused then, decided again. "
-        "A key is 1 to 128 visible ASCII characters other than the comma (a UUID, say); send "
-        "one Idempotency-Key header only.",
-        "schema": {"type": "string", "pattern": "^[!-+\\--~]{1,128}$"},
+        + KEY_FORMAT,
+        "schema": KEY_SCHEMA,
     },
 ]
 """Request headers of a command (read by the view itself, documented here)."""
 
+CREATION_HEADERS = [
+    {
+        "in": "header",
+        "name": "Idempotency-Key",
+        "required": False,
+        "description": "Makes a retry safe: the same key and body get the first answer again "
+        "(with `Idempotent-Replayed: true`): the same game and the same tokens, and no other "
+        "game is created. The same key with another body is refused (422), and while the first "
+        "request runs, 409 (`idempotency_key_in_flight`). The key is stored with the new game's "
+        "events, so even a retry after the server stopped mid-request creates the game at most "
+        "once: after 30 seconds unanswered (by default: the server's "
+        "`BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS`), the retry gets the answer rebuilt from what "
+        "was stored, with the tokens the first request chose, or the game is created then. The "
+        "answer, its tokens in it, is kept for 24 hours (by default: the server's "
+        "`BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS`); later, the key still refuses another body, "
+        "and the same body is a 410 (`idempotency_answer_gone`) if it created its game, or runs "
+        "again if it was refused. Whoever sends the same key and body within those 24 hours "
+        "gets the tokens, and nothing else ties a retry to its first request (a fork's key also "
+        "covers the caller's token, if one was sent): use a random key. Keys of each operation "
+        "are its own (a fork's, the forked game's). " + KEY_FORMAT,
+        "schema": KEY_SCHEMA,
+    },
+]
+"""Request headers of the operations that create a game (read by `created_once`)."""
+
+IDEMPOTENT_REPLAYED = {
+    "description": "true: the answer to an earlier request with this Idempotency-Key, "
+    "as it was stored or rebuilt from what that request stored",
+    "schema": {"type": "string", "enum": ["true"]},
+}
+
 COMMAND_RESPONSE_HEADERS = {
     "ETag": {"description": "The game's version after the command", "schema": {"type": "string"}},
-    "Idempotent-Replayed": {
-        "description": "true: the answer to an earlier request with this Idempotency-Key, "
-        "as it was stored or rebuilt from the command it stored",
-        "schema": {"type": "string", "enum": ["true"]},
-    },
+    "Idempotent-Replayed": IDEMPOTENT_REPLAYED,
 }
+
+CREATED_RESPONSE_HEADERS = {"Idempotent-Replayed": IDEMPOTENT_REPLAYED}
 
 
 AFTER_POSITION = {
@@ -903,7 +937,14 @@ class AuthorSchema(Schema):
 
 
 class NoteSchema(Schema):
-    id = fields.Integer(required=True)
+    id = fields.Integer(
+        required=True,
+        metadata={
+            "description": "The note's number (in its URL): drawn at random from 1 to 2^53 - 1, "
+            "so it tells nothing of other notes (notes added before 1 Dec 2026 keep their "
+            "numbers 1, 2, 3…)"
+        },
+    )
     game_id = fields.UUID(required=True)
     step = fields.Integer(required=True)
     author = fields.Nested(AuthorSchema, required=True)

@@ -1,9 +1,11 @@
 """Who is calling (seat and host tokens), and answering a retried request once (idempotency).
 
-Tokens carry 192 random bits, are shown once when a game is created, and are stored only as
-SHA-256 digests; a presented token is looked up by its digest and compared in constant time. No
-token is ever logged. A token never changes once handed out, so each process remembers the
-tokens it has resolved (by digest) and asks the database only once per token.
+Tokens carry 192 random bits, are shown once when a game is created (and again to a retry of
+that request with its Idempotency-Key: api/creation_keys.py keeps them in clear as long as an
+answer is kept), and are otherwise stored only as SHA-256 digests; a presented token is looked
+up by its digest and compared in constant time. No token is ever logged. A token never changes
+once handed out, so each process remembers the tokens it has resolved (by digest) and asks the
+database only once per token.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 from uuid import UUID
 
-from sqlalchemy import Engine, delete, insert, null, select, update
+from sqlalchemy import Connection, Engine, Table, delete, insert, null, select, update
 from sqlalchemy.exc import IntegrityError
 
 from domain.rules.errors import BohnanzaError
@@ -105,8 +107,29 @@ class IssuedTokens:
     seats: list[str]
     host: str
 
+    @classmethod
+    def new(cls, seats: int) -> IssuedTokens:
+        """Fresh tokens for every seat of a game and its host."""
+        return cls([new_token() for _ in range(seats)], new_token())
+
     def digests(self) -> list[str]:
         return [digest(token) for token in (*self.seats, self.host)]
+
+    def rows(self, game_id: UUID) -> list[dict[str, Any]]:
+        """The tokens' rows in `api_tokens` (digests only) for the game they open."""
+        now = datetime.now(UTC)
+        roles = [(SEAT, seat) for seat in range(len(self.seats))] + [(HOST, None)]
+        return [
+            {"digest": hashed, "game_id": game_id, "role": role, "seat": seat, "created_at": now}
+            for hashed, (role, seat) in zip(self.digests(), roles, strict=True)
+        ]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seats": self.seats, "host": self.host}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> IssuedTokens:
+        return cls(list(data["seats"]), data["host"])
 
 
 class TokenStore:
@@ -118,30 +141,10 @@ class TokenStore:
 
     def issue(self, game_id: UUID, seats: int) -> IssuedTokens:
         """New tokens for every seat and the host of a new game (stored as digests only)."""
-        issued = IssuedTokens([new_token() for _ in range(seats)], new_token())
-        now = datetime.now(UTC)
-        rows = [
-            {
-                "digest": digest(token),
-                "game_id": game_id,
-                "role": SEAT,
-                "seat": seat,
-                "created_at": now,
-            }
-            for seat, token in enumerate(issued.seats)
-        ]
-        rows.append(
-            {
-                "digest": digest(issued.host),
-                "game_id": game_id,
-                "role": HOST,
-                "seat": None,
-                "created_at": now,
-            }
-        )
+        issued = IssuedTokens.new(seats)
         with self.engine.begin() as connection:
             durable_commit(connection)  # the engine's commits need not wait; a game's tokens must
-            connection.execute(insert(tokens), rows)
+            connection.execute(insert(tokens), issued.rows(game_id))
         return issued
 
     @contextmanager
@@ -253,8 +256,14 @@ def request_digest(request: Any) -> str:
     return digest(json.dumps(request, sort_keys=True, separators=(",", ":")))
 
 
-class IdempotencyStore:
-    """One answer per (game, Idempotency-Key): the first request runs, retries get its answer."""
+class KeyedAnswers:
+    """What the stores of keyed requests' answers share: how long a request counts as running
+    and its answer is kept, whether the event store holds a key, taking a claim over, releasing
+    it, and clearing old answers. A key's row is found by its owner (`owner`, a column of
+    `table`: the game a command is for, what a creation creates) and the key."""
+
+    table: Table
+    owner: str
 
     def __init__(
         self,
@@ -264,14 +273,104 @@ class IdempotencyStore:
         *,
         stored: Callable[[UUID, str], bool],
     ) -> None:
-        """`stored(game_id, key)`: whether the event store holds the key with its command's
-        events (domain/request_keys.py)."""
+        """`stored(game_id, key)`: whether the event store holds the key with the events its
+        request stored in that game (domain/request_keys.py)."""
         self.engine = engine
         self.stored = stored
         self.in_flight_limit = in_flight_limit
         self.answers_kept = answers_kept
         self._next_forgetting = monotonic()
         self._forgetting = threading.Lock()
+
+    def _key(self, owner: Any, key: str) -> tuple[Any, Any]:
+        """The where-clause of a key's row."""
+        return self.table.c[self.owner] == owner, self.table.c.key == key
+
+    def _claimed_again(self, connection: Connection, row: Any, **values: Any) -> bool:
+        """Claim the key of `row` anew for this request (with these other values), unless
+        another retry did first (the row is no longer as it was read)."""
+        status = self.table.c.status
+        taken = connection.execute(
+            update(self.table)
+            .where(
+                *self._key(row._mapping[self.owner], row.key),
+                status.is_(None) if row.status is None else status == row.status,
+                self.table.c.created_at == row.created_at,
+            )
+            .values(created_at=datetime.now(UTC), status=None, response=null(), **values)
+        )
+        return taken.rowcount == 1
+
+    def release(self, owner: Any, key: str) -> None:
+        """Give up the claim of a request that decided nothing or failed unexpectedly, so that a
+        retry of it runs at once: the claim counts as made long ago (RELEASED_AT), as if its
+        server had stopped. The key keeps what it covers: freeing it for another request would
+        let that request be answered as the first one, whose work the event store may hold
+        under the key already (stored before the failure)."""
+        with self.engine.begin() as connection:
+            connection.execute(
+                update(self.table)
+                .where(*self._key(owner, key), self.table.c.status.is_(None))
+                .values(created_at=RELEASED_AT)
+            )
+
+    def _keep_answer(
+        self, owner: Any, key: str, status: int, response: dict[str, Any], **values: Any
+    ) -> None:
+        """Keep the answer to the key's request (and these other values), and now and then
+        clear the old ones."""
+        with self.engine.begin() as connection:
+            connection.execute(
+                update(self.table)
+                .where(*self._key(owner, key))
+                .values(status=status, response=response, **values)
+            )
+        self._forget_now_and_then()
+
+    def forget_old_answers(self) -> int:
+        """Clear every answer older than `answers_kept`; how many were cleared."""
+        raise NotImplementedError
+
+    def _cleared(self, *where: Any, **values: Any) -> int:
+        """Set these values (to SQL null) in the rows claimed longer ago than `answers_kept`
+        that match `where`; how many."""
+        cutoff = datetime.now(UTC) - self.answers_kept
+        with self.engine.begin() as connection:
+            cleared = connection.execute(
+                update(self.table).where(self.table.c.created_at < cutoff, *where).values(**values)
+            )
+        return cleared.rowcount
+
+    def _forget_now_and_then(self) -> None:
+        """`forget_old_answers`, if this process has not for FORGET_EVERY. A failure is logged,
+        not raised: the request's work and its answer are stored, and the next time clears them."""
+        now = monotonic()
+        if now < self._next_forgetting or not self._forgetting.acquire(blocking=False):
+            return
+        try:
+            self._next_forgetting = now + FORGET_EVERY.total_seconds()
+            forgotten = self.forget_old_answers()
+            if forgotten:
+                log.info(
+                    "forgot %d answers to keyed requests older than %s",
+                    forgotten,
+                    self.answers_kept,
+                )
+        except Exception:  # housekeeping: the request's work and its answer are stored already
+            log.warning(
+                "the answers to keyed requests older than %s could not be cleared",
+                self.answers_kept,
+                exc_info=True,
+            )
+        finally:
+            self._forgetting.release()
+
+
+class IdempotencyStore(KeyedAnswers):
+    """One answer per (game, Idempotency-Key): the first request runs, retries get its answer."""
+
+    table = idempotency
+    owner = "game_id"
 
     def begin(self, game_id: UUID, key: str, caller: Caller, request: Any) -> Replay | None:
         """Claim the key for this request; the stored answer if it was already given."""
@@ -294,9 +393,7 @@ class IdempotencyStore:
             pass
         with self.engine.connect() as connection:
             row = connection.execute(
-                select(idempotency).where(
-                    idempotency.c.game_id == game_id, idempotency.c.key == key
-                )
+                select(idempotency).where(*self._key(game_id, key))
             ).one_or_none()
         if row is None:  # the service never removes a key's row, but a person may have
             raise KeyInFlight(f"the request with Idempotency-Key {key!r} is changing hands")
@@ -305,15 +402,20 @@ class IdempotencyStore:
                 f"Idempotency-Key {key!r} was already used for a different request in this game"
             )
         age = datetime.now(UTC) - row.created_at
-        if row.status is not None and row.response is not None and age <= self.answers_kept:
+        kept = row.status is not None and row.response is not None and age <= self.answers_kept
+        # A refusal is not given again once the store holds the key's command: a retry was
+        # refused on the game before an earlier attempt, still running then, stored it. It runs
+        # again, and the answer is rebuilt from what that attempt stored.
+        if kept and (_stored_a_command(row.status) or not self.stored(game_id, key)):
             return Replay(row.status, row.response)
         if row.status is None and age <= self.in_flight_limit:
             raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")
         if _stored_a_command(row.status) and not self.stored(game_id, key):
             return self._answer_of_unkept_key(key, row)
         # its request stopped (IN_FLIGHT_LIMIT), or its answer is forgotten (ANSWERS_KEPT)
-        if self._take_over(game_id, key, row.status, row.created_at):
-            return None  # run it again, under the same key
+        with self.engine.begin() as connection:
+            if self._claimed_again(connection, row):
+                return None  # run it again, under the same key
         raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")
 
     @staticmethod
@@ -330,86 +432,12 @@ class IdempotencyStore:
             "shows where the game is now"
         )
 
-    def _take_over(self, game_id: UUID, key: str, status: int | None, claimed_at: datetime) -> bool:
-        """Claim the key anew for this request, unless another retry did first (the row is no
-        longer as it was read)."""
-        with self.engine.begin() as connection:
-            taken = connection.execute(
-                update(idempotency)
-                .where(
-                    idempotency.c.game_id == game_id,
-                    idempotency.c.key == key,
-                    idempotency.c.status.is_(None)
-                    if status is None
-                    else idempotency.c.status == status,
-                    idempotency.c.created_at == claimed_at,
-                )
-                .values(created_at=datetime.now(UTC), status=None, response=null())
-            )
-        return taken.rowcount == 1
-
     def finish(self, game_id: UUID, key: str, status: int, response: dict[str, Any]) -> None:
-        with self.engine.begin() as connection:
-            connection.execute(
-                update(idempotency)
-                .where(idempotency.c.game_id == game_id, idempotency.c.key == key)
-                .values(status=status, response=response)
-            )
-        self._forget_now_and_then()
+        self._keep_answer(game_id, key, status, response)
 
     def forget_old_answers(self) -> int:
         """Clear every answer older than `answers_kept`, keeping what its key covers (see
         ANSWERS_KEPT); how many were cleared."""
-        cutoff = datetime.now(UTC) - self.answers_kept
-        with self.engine.begin() as connection:
-            forgotten = connection.execute(
-                update(idempotency)
-                .where(
-                    idempotency.c.created_at < cutoff,
-                    idempotency.c.status.is_not(None),
-                    idempotency.c.response.is_not(None),
-                )
-                .values(response=null())
-            )
-        return forgotten.rowcount
-
-    def _forget_now_and_then(self) -> None:
-        """`forget_old_answers`, if this process has not for FORGET_EVERY. A failure is logged,
-        not raised: the command and its answer are stored, and the next time clears them."""
-        now = monotonic()
-        if now < self._next_forgetting or not self._forgetting.acquire(blocking=False):
-            return
-        try:
-            self._next_forgetting = now + FORGET_EVERY.total_seconds()
-            forgotten = self.forget_old_answers()
-            if forgotten:
-                log.info(
-                    "forgot %d answers to keyed commands older than %s",
-                    forgotten,
-                    self.answers_kept,
-                )
-        except Exception:  # housekeeping: the command and its answer are stored already
-            log.warning(
-                "the answers to keyed commands older than %s could not be cleared",
-                self.answers_kept,
-                exc_info=True,
-            )
-        finally:
-            self._forgetting.release()
-
-    def release(self, game_id: UUID, key: str) -> None:
-        """Give up the claim of a request that decided nothing or failed unexpectedly, so that a
-        retry of it runs at once: the claim counts as made long ago (RELEASED_AT), as if its
-        server had stopped. The key keeps what it covers: freeing it for another request would
-        let that request be answered as the first one, whose command the event store may hold
-        under the key already (stored before the failure)."""
-        with self.engine.begin() as connection:
-            connection.execute(
-                update(idempotency)
-                .where(
-                    idempotency.c.game_id == game_id,
-                    idempotency.c.key == key,
-                    idempotency.c.status.is_(None),
-                )
-                .values(created_at=RELEASED_AT)
-            )
+        return self._cleared(
+            idempotency.c.status.is_not(None), idempotency.c.response.is_not(None), response=null()
+        )

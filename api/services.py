@@ -26,6 +26,7 @@ from projections.views import Viewer, ViewFold
 from replays.steps import Replay
 
 from . import tables
+from .creation_keys import CreationKeys
 from .security import ANSWERS_KEPT, IN_FLIGHT_LIMIT, IdempotencyStore, TokenStore
 
 log = logging.getLogger(__name__)
@@ -229,6 +230,13 @@ class Services:
         self.tokens = TokenStore(self.engine)
         self.idempotency = IdempotencyStore(
             self.engine, in_flight_limit, answers_kept, stored=self.app.request_key_stored
+        )
+        self.creations = CreationKeys(
+            self.engine,
+            in_flight_limit,
+            answers_kept,
+            stored=self.app.request_key_stored,
+            tokens=self.tokens,
         )
         self.views = GameViews(self.app)
         self.inline_projections = inline_projections

@@ -1,4 +1,5 @@
-"""The API's own tables: seat and host tokens (hashed) and idempotency records.
+"""The API's own tables: seat and host tokens (hashed) and idempotency records (of commands and of
+requests that create a game).
 
 These are primary data, not read models: they are never rebuilt from events. They live in the same
 database as the events, through the same SQLAlchemy engine as the projections.
@@ -6,7 +7,19 @@ database as the events, through the same SQLAlchemy engine as the projections.
 
 from __future__ import annotations
 
-from sqlalchemy import JSON, Column, Engine, Index, Integer, MetaData, String, Table, Text, Uuid
+from sqlalchemy import (
+    JSON,
+    Column,
+    Engine,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    Uuid,
+    or_,
+)
 
 from projections.tables import UTCDateTime
 
@@ -43,6 +56,31 @@ answers_by_age = Index(
 )
 """The keys whose answers are still kept, oldest first: what clearing old answers reads
 (api/security.py, ANSWERS_KEPT)."""
+
+
+creations = Table(
+    "api_creations",
+    metadata,
+    Column("scope", String(64), primary_key=True, comment="games, records or forks/<game id>"),
+    Column("key", String(128), primary_key=True),
+    Column("caller", String(64), nullable=False, comment="digest of the caller's token, or ''"),
+    Column("request", String(64), nullable=False, comment="sha256 of the canonical request"),
+    Column("game_id", Uuid, nullable=False, comment="the game the key creates"),
+    Column("tokens", JSON, nullable=True, comment="its tokens, kept as long as its answer"),
+    Column("status", Integer, nullable=True, comment="None while a request runs"),
+    Column("response", JSON, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+)
+"""Requests that create a game (a new game, an imported record, a fork) sent with an
+Idempotency-Key: the game each key creates, its tokens and the answer (api/creation_keys.py)."""
+
+creations_by_age = Index(
+    "api_creations_kept_by_age",
+    creations.c.created_at,
+    sqlite_where=or_(creations.c.tokens.is_not(None), creations.c.response.is_not(None)),
+    postgresql_where=or_(creations.c.tokens.is_not(None), creations.c.response.is_not(None)),
+)
+"""The keys whose tokens or answers are still kept, oldest first (what clearing them reads)."""
 
 
 def create_missing(engine: Engine) -> None:

@@ -235,7 +235,8 @@ DETAIL_LIMIT = 200
 def error_answer(status: int, reason: str, detail: str) -> bytes:
     """A whole HTTP response carrying the error envelope, for an error gunicorn answers itself
     (`detail`: its description of the request's fault); the connection closes after it, as after
-    gunicorn's own error page."""
+    gunicorn's own error page. No cache may keep it: the request it answers may have carried a
+    credential, which gunicorn has not read."""
     message = SERVER_ERROR_MESSAGES.get(status, reason)
     detail = detail[:DETAIL_LIMIT]
     if status < 500 and detail:
@@ -250,7 +251,7 @@ def error_answer(status: int, reason: str, detail: str) -> bytes:
         separators=(",", ":"),
     ).encode()
     head = (
-        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\n"
+        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nCache-Control: no-store\r\n"
         f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
     )
     return head.encode("latin-1") + body

@@ -36,7 +36,7 @@ from .rules import events as ev
 from .rules.commands import Command, Correct, Undo
 from .rules.decide import start_game
 from .rules.errata import Corrected
-from .rules.errors import Conflict, InvalidInput, NotFound
+from .rules.errors import BohnanzaError, Conflict, InvalidInput, NotFound
 from .rules.evolve import fold
 from .rules.rulesets import DEFAULT_PRESET, resolve_ruleset
 from .rules.state import DIGITAL, KNOWN_HANDS, GameState
@@ -196,8 +196,11 @@ class Bohnanza(Application[UUID]):
         deck: Sequence[str] | None = None,
         game_id: UUID | None = None,
         hands: str = KNOWN_HANDS,
+        request_key: str | None = None,
     ) -> Outcome:
-        """Create a game; digital games without a seed get a random one (stored, secret)."""
+        """Create a game; digital games without a seed get a random one (stored, secret). With
+        `game_id` and `request_key`, as `record_game`: AlreadyApplied if an earlier attempt with
+        the key stored it, Conflict if the id is taken otherwise."""
         ruleset = resolve_ruleset(preset, len(seats), options)
         if mode == DIGITAL and seed is None:
             seed = secrets.randbelow(2**63)
@@ -208,7 +211,7 @@ class Bohnanza(Application[UUID]):
         assert isinstance(first, ev.GameStarted)
         game = Game.start(first, game_id=game_id)
         game.record(rest)
-        recordings = self.save(game)
+        recordings = self.save_new(game, request_key=request_key)
         return _outcome(game, facts, recordings)
 
     def record_game(
@@ -217,23 +220,36 @@ class Bohnanza(Application[UUID]):
         *,
         game_id: UUID | None = None,
         beside: Sequence[Aggregate] = (),
+        request_key: str | None = None,
     ) -> Outcome:
         """Store facts decided elsewhere (an imported record, re-decided by `replays`) as a new
         game, in one transaction with the aggregates `beside` it (what the record says about the
-        game); Conflict if `game_id` is taken."""
+        game); Conflict if `game_id` is taken, AlreadyApplied if by an earlier attempt with
+        `request_key` (see `save_new`)."""
         first, *rest = facts
         if not isinstance(first, ev.GameStarted):
             raise InvalidInput(f"a game's facts start with GameStarted, not {first.kind}")
         game = Game.start(first, game_id=game_id)
         game.record(rest)
-        try:
-            recordings = self.save(game, *beside)
-        except IntegrityError:
-            raise Conflict(f"a game {game.id} is stored already", None) from None
+        recordings = self.save_new(game, *beside, request_key=request_key)
         latest = game.version - game.version % SNAPSHOT_INTERVAL
         if latest:
             self._snapshot(game.id, latest - 1, latest)
         return Outcome(game.id, game.version, list(facts), recordings[-1].notification.id)
+
+    def save_new(
+        self, game: Aggregate, *beside: Aggregate, request_key: str | None = None
+    ) -> list[Any]:
+        """Store a new game, in one transaction with the aggregates `beside` it and, if given,
+        `request_key` (stored with the game's events, as a command's key is): a request that
+        creates a game with an id chosen before its first attempt is then stored once, whatever
+        happened to that attempt. AlreadyApplied if an earlier attempt with the key stored the
+        game, Conflict if something else holds its id (or the versions of what is beside it)."""
+        try:
+            return self.save(game, *beside, **({"request_key": request_key} if request_key else {}))
+        except IntegrityError:
+            self._refuse_if_applied(game.id, request_key)
+            raise Conflict(f"a game {game.id} is stored already", None) from None
 
     def execute(
         self,
@@ -247,23 +263,21 @@ class Bohnanza(Application[UUID]):
         raises Conflict; without, a concurrent write is retried against the new state. With
         `request_key`, the command is stored at most once under that key (the key is stored in
         the same transaction as its events): if an earlier attempt stored it, AlreadyApplied
-        says which versions it stored."""
+        says which versions it stored, also when the command would be refused now (on a game
+        that holds it)."""
         for _ in range(COMMAND_RETRIES):
             self._refuse_if_applied(game_id, request_key)
-            game = self.game(game_id)
-            if expected_version is not None and game.version != expected_version:
-                raise Conflict(
-                    f"the game is at version {game.version}, not {expected_version}",
-                    game.version,
-                )
-            before = game.version
-            corrected: Corrected | None = None
-            if isinstance(command, Correct | Undo):  # decided on the game's record
-                fact, corrected = self.corrected(game_id, before).correct(command)
-                facts: list[ev.Event] = [fact]
-                game.record(facts)
-            else:
-                facts = game.execute(command)
+            try:
+                game, facts, corrected = self._decided(game_id, command, expected_version)
+            except BohnanzaError:
+                # Decided on the game as loaded, which may hold this very command: an earlier
+                # attempt may have stored it after the check above (the cache fast-forwards to
+                # what the store holds now). Its key was stored with its events, so the store
+                # holds the key for every state holding the command: a refusal is given only if
+                # the key is still free once it was decided.
+                self._refuse_if_applied(game_id, request_key)
+                raise
+            before = game.version - len(facts)
             try:
                 recordings = self.save(
                     game, **({"request_key": request_key} if request_key else {})
@@ -281,6 +295,23 @@ class Bohnanza(Application[UUID]):
             self._snapshot(game_id, before, game.version)
             return _outcome(game, facts, recordings)
         raise Conflict(f"the game kept changing; {COMMAND_RETRIES} attempts failed", None)
+
+    def _decided(
+        self, game_id: UUID, command: Command, expected_version: int | None
+    ) -> tuple[Game, list[ev.Event], Corrected | None]:
+        """The game as stored now with `command` decided on it (not saved yet), its facts, and
+        for a correction the game as corrected with it; Conflict if it is not at
+        `expected_version`, RuleViolation if the rules refuse."""
+        game = self.game(game_id)
+        if expected_version is not None and game.version != expected_version:
+            raise Conflict(
+                f"the game is at version {game.version}, not {expected_version}", game.version
+            )
+        if isinstance(command, Correct | Undo):  # decided on the game's record
+            fact, corrected = self.corrected(game_id, game.version).correct(command)
+            game.record([fact])
+            return game, [fact], corrected
+        return game, game.execute(command), None
 
     def request_key_stored(self, game_id: UUID, request_key: str) -> bool:
         """Whether a command was stored in this game under `request_key`."""

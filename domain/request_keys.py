@@ -1,7 +1,7 @@
 """Request keys stored in the same transaction as a command's events, so a command sent again with
 the same key is applied once, whatever happened to the process that stored it first.
 
-The API lets clients send commands with an `Idempotency-Key`. Its answer is kept elsewhere (the
+The API lets clients send commands, and create games, with an `Idempotency-Key`. Its answer is kept elsewhere (the
 API's own table), after the command is stored; a process that stops between the two would leave
 the key's outcome unknown. So the key is also written here, by the event store's own recorder, in
 the very transaction that inserts the command's events (the recorder's insert hooks, which
@@ -42,8 +42,10 @@ class AppliedRequest:
 
 
 def _applied(stored_events: Sequence[StoredEvent]) -> tuple[Any, AppliedRequest]:
-    """The game and versions of one command's events (one aggregate, consecutive versions)."""
-    first, last = stored_events[0], stored_events[-1]
+    """The game and versions of one request's events: those of the first aggregate saved, at
+    consecutive versions (a command's game; a new game, saved before the records beside it)."""
+    first = stored_events[0]
+    last = [e for e in stored_events if e.originator_id == first.originator_id][-1]
     return first.originator_id, AppliedRequest(first.originator_version, last.originator_version)
 
 

@@ -14,12 +14,17 @@ notes: it reads the public ones.
 
 Notes added at the same time (the aggregate's next version taken twice) are each tried again on
 the aggregate as stored, so none is lost and none fails.
+
+A note's number (its `id`, in URLs) is drawn at random (`new_note_id`): numbers counted up per
+game told whoever added a note how many it may not read came before. Notes added before numbers
+were drawn keep their 1, 2, 3…, so that their URLs still work.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+import secrets
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
@@ -47,6 +52,8 @@ KEEP: Any = object()
 """Passed to `edit_note` for a field that stays as it is."""
 SAVE_ATTEMPTS = 10
 """How many times a change to a game's notes is tried while others change them at once."""
+NOTE_IDS = 2**53
+"""Note numbers are drawn from 1 to this, less 1: every one exact in JavaScript's numbers."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,13 +271,52 @@ def add_note(
         facts, step=step, author=author, text=text, glyph=glyph, visibility=visibility, seat=seat
     )
 
+    note = {"step": step, "author": author, "text": text, "glyph": glyph}
+    note |= {"visibility": visibility, "seat": seat}
+    number = 0
+
     def add(stored: Annotations | None) -> Annotations:
+        nonlocal number
         notes = stored or Annotations(game_id=str(game_id))
-        notes.add(len(notes.notes) + 1, step, author.to_dict(), text, glyph, visibility, seat)
+        number = _added(notes, **note)
         return notes
 
     notes = _changed(app, game_id, add)
-    return _note(game_id, notes.notes[str(len(notes.notes))])
+    return _note(game_id, notes.notes[str(number)])
+
+
+def opened_with(game_id: UUID, notes: Sequence[Mapping[str, Any]]) -> Annotations:
+    """The notes of a game not stored yet (an imported record's, each given as `add_note`'s
+    arguments and checked by `check_note`), to be saved in one transaction with the game."""
+    opened = Annotations(game_id=str(game_id))
+    for note in notes:
+        _added(opened, **note)
+    return opened
+
+
+def _added(
+    notes: Annotations,
+    *,
+    step: int,
+    author: Author,
+    text: str,
+    glyph: str | None,
+    visibility: str,
+    seat: int | None,
+) -> int:
+    """Add a checked note to `notes`; its number."""
+    number = new_note_id(notes)
+    notes.add(number, step, author.to_dict(), text, glyph, visibility, seat)
+    return number
+
+
+def new_note_id(notes: Annotations) -> int:
+    """A number for a new note: drawn at random, so that it tells nothing of the other notes
+    (how many there are, how many came before), and not one of theirs."""
+    while True:
+        number = secrets.randbelow(NOTE_IDS - 1) + 1
+        if str(number) not in notes.notes:
+            return number
 
 
 def _own(
@@ -400,8 +446,9 @@ def notes_for(
     step: int | None = None,
     every_card_shown: bool = False,
 ) -> list[Note]:
-    """The notes `viewer` may read, by step then id; only step `step`'s if given. With
-    `every_card_shown` (for a record's export) a note is not hidden for its step's cards."""
+    """The notes `viewer` may read, by step and then as they were added; only step `step`'s if
+    given. With `every_card_shown` (for a record's export) a note is not hidden for its step's
+    cards."""
     notes = _load(app, game_id)
     if notes is None:
         return []
@@ -412,11 +459,11 @@ def notes_for(
         note = _note(game_id, data)
         if _readable(note, viewer, facts, every_card_shown=every_card_shown):
             shown.append(note)
-    return sorted(shown, key=lambda n: (n.step, n.id))
+    return sorted(shown, key=lambda n: n.step)  # stable: a step's notes as they were added
 
 
 def all_notes(app: Bohnanza, game_id: UUID) -> list[Note]:
-    """Every live note (for exports by someone who may see everything)."""
+    """Every live note, as they were added (for exports by someone who may see everything)."""
     notes = _load(app, game_id)
     if notes is None:
         return []

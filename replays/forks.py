@@ -26,12 +26,15 @@ from domain.aggregate import Game
 from domain.application import Bohnanza
 from domain.rules import events as ev
 from domain.rules.decide import decide, start_game
-from domain.rules.errors import InvalidInput, NotFound
+from domain.rules.errors import Conflict, InvalidInput, NotFound
 from domain.rules.evolve import fold
 from domain.rules.rulesets import Ruleset
 from domain.rules.state import TABLETOP, GameState
 from domain.rules.transcript import commands_from_facts
 from projections.views import AUDITOR_VIEWER, Viewer, render, view_of
+
+SAVE_ATTEMPTS = 10
+"""How many times a fork is tried while other forks of its parent are stored at once."""
 
 
 class Lineage(Aggregate):
@@ -100,20 +103,38 @@ def fork_facts(facts: Sequence[ev.Event], step: int) -> list[ev.Event]:
     return replayed
 
 
-def create_fork(app: Bohnanza, parent: UUID, step: int, *, fork_id: UUID | None = None) -> Fork:
+def create_fork(
+    app: Bohnanza,
+    parent: UUID,
+    step: int,
+    *,
+    fork_id: UUID | None = None,
+    request_key: str | None = None,
+) -> Fork:
     """Store a new tabletop game continuing from `parent`'s step `step` (of the game as
-    corrected), and link the two."""
+    corrected), and link the two. With
+    `request_key` (and the `fork_id` chosen before the first attempt), the fork is stored once:
+    AlreadyApplied if an earlier attempt with the key stored it (`Bohnanza.save_new`)."""
     facts = fork_facts(app.corrected_facts(parent), step)
     first, *rest = facts
     assert isinstance(first, ev.GameStarted)
-    game = Game.start(first, game_id=fork_id or uuid4())
-    game.record(rest)
-    origin = Lineage(game_id=str(game.id))
-    origin.forked_from(str(parent), len(facts))
-    family = _lineage(app, parent)
-    family.fork_added(str(game.id), len(facts))
-    app.save(game, origin, family)
-    return Fork(game.id, parent, len(facts), facts)
+    fork_id = fork_id or uuid4()
+    attempt = 1
+    while True:
+        game = Game.start(first, game_id=fork_id)
+        game.record(rest)
+        origin = Lineage(game_id=str(fork_id))
+        origin.forked_from(str(parent), len(facts))
+        family = _lineage(app, parent)
+        family.fork_added(str(fork_id), len(facts))
+        try:
+            app.save_new(game, origin, family, request_key=request_key)
+        except Conflict:
+            if attempt == SAVE_ATTEMPTS:
+                raise
+            attempt += 1  # another fork of the parent was stored first: list this one after it
+            continue
+        return Fork(fork_id, parent, len(facts), facts)
 
 
 def forks_of(app: Bohnanza, game_id: UUID) -> list[dict[str, Any]]:

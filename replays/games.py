@@ -31,7 +31,7 @@ from domain.rules.audit import Problem
 from domain.rules.errata import effective
 from domain.rules.errors import Conflict, Forbidden, InvalidInput
 
-from .annotations import GUEST, Author, add_note, all_notes, check_note
+from .annotations import GUEST, Author, all_notes, check_note, opened_with
 from .record import Record, RecordError, export_record, import_facts, parse_record
 from .verify import Report, audit_game, verify
 
@@ -145,19 +145,25 @@ def prepare_import(document: Mapping[str, Any] | Record) -> Import:
     return Import(record, facts, notes, imported_game_id(facts))
 
 
-def store_import(app: Bohnanza, prepared: Import) -> Imported:
-    """Store a prepared record as a new game, with its header beside it and then its notes;
-    AlreadyImported if it is stored already."""
-    record, game_id = prepared.record, prepared.game_id
-    beside = []
+def store_import(
+    app: Bohnanza, prepared: Import, *, game_id: UUID | None = None, request_key: str | None = None
+) -> Imported:
+    """Store a prepared record as a new game (under `game_id` if given: the id an earlier
+    attempt chose for a record that has not ended), in one transaction with its header and its
+    notes beside it; AlreadyImported if it is stored already, AlreadyApplied if by an earlier
+    attempt with `request_key` (see `Bohnanza.save_new`)."""
+    record, game_id = prepared.record, game_id or prepared.game_id
+    beside: list[Aggregate] = []
     if record.date is not None or record.place is not None or record.tags:
         beside.append(RecordHeader(str(game_id), record.date, record.place, list(record.tags)))
+    if prepared.notes:
+        beside.append(opened_with(game_id, prepared.notes))
     try:
-        outcome = app.record_game(prepared.facts, game_id=game_id, beside=beside)
+        outcome = app.record_game(
+            prepared.facts, game_id=game_id, beside=beside, request_key=request_key
+        )
     except Conflict:
         raise AlreadyImported(game_id) from None
-    for note in prepared.notes:
-        add_note(app, game_id, prepared.facts, **note)
     return Imported(outcome, record)
 
 
@@ -199,5 +205,5 @@ def audit_stored_game(app: Bohnanza, game_id: UUID) -> list[Problem]:
 
 def annotations_of(app: Bohnanza, game_id: UUID) -> list[dict[str, Any]]:
     """Every live note on a game as a record's annotations (for someone who may see them all)."""
-    notes = sorted(all_notes(app, game_id), key=lambda note: (note.step, note.id))
+    notes = sorted(all_notes(app, game_id), key=lambda note: note.step)  # then as added
     return [note.to_record() for note in notes]

@@ -9,6 +9,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -539,3 +540,100 @@ def test_a_database_made_before_answers_were_cleared_gets_their_index(
 def has_answers_index(engine: Engine) -> bool:
     indexes = inspect(engine).get_indexes(tables.idempotency.name, schema=schema_of(engine))
     return tables.answers_by_age.name in {index["name"] for index in indexes}
+
+
+class StalledFirstAttempt:
+    """A first request whose store stalls: it saves its command only once the retry (sent after
+    the in-flight limit) has checked the key, and before the retry loads the game; after its
+    save it stops, as a server killed then would (a 500, no answer kept)."""
+
+    def __init__(self, web: Flask) -> None:
+        self.app = web.extensions["bohnanza"].get().app
+        self.retry_checked_the_key = threading.Event()
+        self.stored = threading.Event()
+        self.retry_answered = threading.Event()
+        self.first: threading.Thread | None = None
+
+    def save(self, *args: Any, save: Any, **kwargs: Any) -> Any:
+        if threading.current_thread() is not self.first:
+            return save(*args, **kwargs)
+        assert self.retry_checked_the_key.wait(10)
+        save(*args, **kwargs)
+        self.stored.set()
+        assert self.retry_answered.wait(10)
+        raise RuntimeError("the server stopped after storing the command")
+
+    def game(self, *args: Any, game: Any, **kwargs: Any) -> Any:
+        if threading.current_thread() is not self.first:
+            self.retry_checked_the_key.set()
+            assert self.stored.wait(10)
+        return game(*args, **kwargs)
+
+    @contextmanager
+    def running(self, send: Any) -> Iterator[None]:
+        save, game = self.app.save, self.app.game
+        self.app.save = lambda *a, **k: self.save(*a, save=save, **k)  # type: ignore[method-assign]
+        self.app.game = lambda *a, **k: self.game(*a, game=game, **k)  # type: ignore[method-assign]
+        failed: list[int] = []
+        self.first = threading.Thread(target=lambda: failed.append(send().status_code))
+        self.first.start()
+        try:
+            yield
+        finally:
+            self.retry_answered.set()
+            self.first.join(10)
+            vars(self.app).pop("save", None)
+            vars(self.app).pop("game", None)
+        assert failed == [500]
+
+
+@pytest.mark.parametrize(
+    ("if_match", "body"),
+    [(None, {"type": "harvest", "field": 0}), ('"3"', {"type": "plant", "field": 1})],
+    ids=["refused-by-the-rules", "refused-by-if-match"],
+)
+def test_a_retry_racing_its_stalled_first_attempt_gets_the_stored_command_not_a_refusal(
+    database_url: str, if_match: str | None, body: dict[str, Any]
+) -> None:
+    """Decided on the game that holds its own command, the retry would be refused (the field is
+    harvested already; the game is past the version it names), and that refusal kept for the
+    key, though the first attempt stored the command."""
+    with web_app(database_url, IDEMPOTENCY_IN_FLIGHT_SECONDS=0) as web:
+        client = web.test_client()
+        game = create_game(client)
+        command(client, game, game.seat(0), type="plant", field=0)
+        headers = game.seat(0, Idempotency_Key="stalled")
+        if if_match is not None:
+            headers["If-Match"] = if_match
+        stalled = StalledFirstAttempt(web)
+
+        with stalled.running(lambda: command(web.test_client(), game, headers, **body)):
+            retry = command(client, game, headers, **body)
+
+        again = command(client, game, headers, **body)
+        assert retry.status_code == 200, retry.get_json()
+        assert retry.headers["Idempotent-Replayed"] == "true"
+        assert retry.get_json()["version"] == 4
+        assert again.get_json() == retry.get_json()
+        assert stored_events(web, game) == 4
+
+
+def test_a_refusal_kept_for_a_key_whose_command_was_stored_since_is_not_given_again(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    """A retry refused on a state before its first attempt's (a command of another seat came
+    in between) kept its refusal; the first attempt, slower still, stored the command after."""
+    headers = game.seat(0, Idempotency_Key="late", If_Match='"3"')
+    refused = command(client, game, headers, type="plant", field=1)
+    command(client, game, game.seat(0), type="plant", field=0)
+    services = web.extensions["bohnanza"].get()
+    plant = parse_command({"type": "plant", "seat": 0, "field": 1})
+    stored = services.app.execute(uuid.UUID(game.id), plant, expected_version=3, request_key="late")
+
+    retry = command(client, game, headers, type="plant", field=1)
+
+    assert_envelope(refused, 412, "precondition_failed")
+    assert retry.status_code == 200, retry.get_json()
+    assert retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.get_json()["version"] == stored.version == 4
+    assert command(client, game, headers, type="plant", field=1).get_json() == retry.get_json()

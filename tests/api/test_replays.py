@@ -49,6 +49,13 @@ def play_until_coins(web: Flask, game: CreatedGame, coins: int) -> list[int]:
     return [len(player.coins) for player in state.players]
 
 
+def added_note(client: FlaskClient, game: CreatedGame, headers: dict[str, str], **note: Any) -> str:
+    """Add a note through the API; its URL."""
+    added = client.post(f"{game.url}/annotations", json=note, headers=headers)
+    assert added.status_code == 201, added.get_json()
+    return f"{game.url}/annotations/{added.get_json()['id']}"
+
+
 def first_step(facts: list[ev.Event], kind: type, **match: object) -> int:
     for position, fact in enumerate(facts, start=1):
         if isinstance(fact, kind) and all(getattr(fact, k) == v for k, v in match.items()):
@@ -203,18 +210,14 @@ def test_a_seat_s_table_note_is_read_by_the_seats_but_not_the_public(client, fin
 
 def test_only_its_author_edits_or_deletes_a_note_and_edits_keep_history(client, finished):
     game, _ = finished
-    client.post(f"{game.url}/annotations", json={"step": 3, "text": "first"}, headers=game.seat(0))
+    note = added_note(client, game, game.seat(0), step=3, text="first")
 
     assert_envelope(
-        client.patch(f"{game.url}/annotations/1", json={"text": "mine"}, headers=game.seat(1)),
-        403,
-        "forbidden",
+        client.patch(note, json={"text": "mine"}, headers=game.seat(1)), 403, "forbidden"
     )
-    edited = client.patch(
-        f"{game.url}/annotations/1", json={"text": "second"}, headers=game.seat(0)
-    )
+    edited = client.patch(note, json={"text": "second"}, headers=game.seat(0))
     assert edited.get_json()["history"][0]["text"] == "first"
-    assert client.delete(f"{game.url}/annotations/1", headers=game.seat(0)).status_code == 204
+    assert client.delete(note, headers=game.seat(0)).status_code == 204
     assert client.get(f"{game.url}/annotations").get_json()["notes"] == []
 
 
@@ -241,26 +244,26 @@ def test_another_seat_s_private_note_is_answered_as_a_note_that_does_not_exist(
 ):
     game, _ = finished
     change = {"method": method, "json": {"text": "mine"}, "headers": game.seat(1)}
-    missing = client.open(f"{game.url}/annotations/1", **change)
-    note = {"step": 3, "text": "bluff Ben", "visibility": "author"}
-    client.post(f"{game.url}/annotations", json=note, headers=game.seat(0))
+    note = added_note(client, game, game.seat(0), step=3, text="bluff Ben", visibility="author")
+    number = note.rsplit("/", 1)[1]
 
-    hidden = client.open(f"{game.url}/annotations/1", **change)
+    hidden = client.open(note, **change)
+    missing = client.open(f"{game.url}/annotations/1", **change)
 
     body = assert_envelope(hidden, 404, "not_found")
-    assert body == assert_envelope(missing, 404, "not_found")
+    missing_body = assert_envelope(missing, 404, "not_found")
+    assert body == {**missing_body, "message": f"no note {number} on game {game.id}"}
     assert "Ana" not in body["message"]
 
 
 @pytest.mark.parametrize("method", ["PATCH", "DELETE"])
 def test_the_host_is_not_told_of_a_seat_s_private_note(client, finished, method):
     game, _ = finished
-    note = {"step": 3, "text": "bluff the host", "visibility": "author"}
-    client.post(f"{game.url}/annotations", json=note, headers=game.seat(0))
-
-    answer = client.open(
-        f"{game.url}/annotations/1", method=method, json={"text": "x"}, headers=game.host()
+    note = added_note(
+        client, game, game.seat(0), step=3, text="bluff the host", visibility="author"
     )
+
+    answer = client.open(note, method=method, json={"text": "x"}, headers=game.host())
 
     assert "Ana" not in assert_envelope(answer, 404, "not_found")["message"]
 
@@ -271,13 +274,10 @@ def test_a_public_note_on_a_step_hidden_from_the_caller_is_answered_as_a_missing
 ):
     game, facts = finished
     step = first_step(facts, ev.CardDrawn, seat=0)
-    note = {"step": step, "text": "lucky draw", "visibility": "public"}
-    client.post(f"{game.url}/annotations", json=note, headers=game.seat(0))
+    note = added_note(client, game, game.seat(0), step=step, text="lucky draw")
     assert client.get(f"{game.url}/annotations", headers=game.seat(1)).get_json()["notes"] == []
 
-    answer = client.open(
-        f"{game.url}/annotations/1", method=method, json={"text": "x"}, headers=game.seat(1)
-    )
+    answer = client.open(note, method=method, json={"text": "x"}, headers=game.seat(1))
 
     assert_envelope(answer, 404, "not_found")
 
@@ -285,40 +285,52 @@ def test_a_public_note_on_a_step_hidden_from_the_caller_is_answered_as_a_missing
 @pytest.mark.parametrize("method", ["PATCH", "DELETE"])
 def test_a_note_the_caller_may_read_but_did_not_write_is_still_forbidden(client, finished, method):
     game, _ = finished
-    note = {"step": 3, "text": "for the table", "visibility": "table"}
-    client.post(f"{game.url}/annotations", json=note, headers=game.seat(0))
+    note = added_note(client, game, game.seat(0), step=3, text="for the table", visibility="table")
 
-    answer = client.open(
-        f"{game.url}/annotations/1", method=method, json={"text": "x"}, headers=game.seat(1)
-    )
+    answer = client.open(note, method=method, json={"text": "x"}, headers=game.seat(1))
 
     body = assert_envelope(answer, 403, "forbidden")
-    assert body["message"] == "note 1 is Ana's; only its author may change it"
+    number = note.rsplit("/", 1)[1]
+    assert body["message"] == f"note {number} is Ana's; only its author may change it"
 
 
 def test_a_private_note_stays_its_author_s_to_change(client, finished):
     game, _ = finished
-    note = {"step": 3, "text": "bluff Ben", "visibility": "author"}
-    client.post(f"{game.url}/annotations", json=note, headers=game.seat(0))
+    note = added_note(client, game, game.seat(0), step=3, text="bluff Ben", visibility="author")
 
-    edited = client.patch(f"{game.url}/annotations/1", json={"text": "x"}, headers=game.seat(0))
+    edited = client.patch(note, json={"text": "x"}, headers=game.seat(0))
 
     assert edited.status_code == 200
-    assert client.delete(f"{game.url}/annotations/1", headers=game.seat(0)).status_code == 204
+    assert client.delete(note, headers=game.seat(0)).status_code == 204
 
 
 def test_asking_for_one_note_by_number_answers_alike_for_a_hidden_and_a_missing_note(
     client, finished
 ):
     game, _ = finished
-    note = {"step": 3, "text": "bluff Ben", "visibility": "author"}
-    client.post(f"{game.url}/annotations", json=note, headers=game.seat(0))
+    note = added_note(client, game, game.seat(0), step=3, text="bluff Ben", visibility="author")
 
-    hidden = client.get(f"{game.url}/annotations/1", headers=game.seat(1))
-    missing = client.get(f"{game.url}/annotations/2", headers=game.seat(1))
+    hidden = client.get(note, headers=game.seat(1))
+    missing = client.get(f"{game.url}/annotations/1", headers=game.seat(1))
 
     assert_envelope(hidden, 405, "method_not_allowed")
     assert hidden.get_json() == missing.get_json()
+
+
+def test_a_reader_s_note_number_tells_it_nothing_of_notes_it_cannot_read(client, finished):
+    """The README promises that a note the caller may not read does not exist to it."""
+    game, _ = finished
+    for _ in range(2):
+        added_note(client, game, game.seat(0), step=3, text="bluff Ben", visibility="author")
+
+    mine = client.post(
+        f"{game.url}/annotations", json={"step": 3, "text": "hm"}, headers=game.seat(1)
+    )
+
+    assert mine.get_json()["id"] not in (1, 2, 3)
+    assert client.get(f"/api/games/{game.id}/annotations", headers=game.seat(1)).get_json()[
+        "notes"
+    ] == [mine.get_json()]
 
 
 def test_the_auditors_perspective_reads_the_public_notes_only(client, finished):
@@ -340,9 +352,9 @@ def test_the_document_says_an_edit_names_something_to_change(client):
 
 def test_an_edit_that_changes_nothing_is_refused(client, finished):
     game, _ = finished
-    client.post(f"{game.url}/annotations", json={"step": 3, "text": "first"}, headers=game.seat(0))
+    note = added_note(client, game, game.seat(0), step=3, text="first")
 
-    answer = client.patch(f"{game.url}/annotations/1", json={}, headers=game.seat(0))
+    answer = client.patch(note, json={}, headers=game.seat(0))
 
     body = assert_envelope(answer, 422, "validation_error")
     assert "names what to change" in body["errors"]["json"]["_schema"][0]
@@ -368,7 +380,8 @@ def test_a_note_saved_while_another_was_being_added_is_added_after_it(
 
     assert added.status_code == 201, added.get_json()
     notes = client.get(f"{game.url}/annotations?perspective=auditor").get_json()["notes"]
-    assert [(n["id"], n["text"]) for n in notes] == [(1, "one"), (2, "two")]
+    assert [n["text"] for n in notes] == ["one", "two"]
+    assert notes[1]["id"] == added.get_json()["id"] != notes[0]["id"]
 
 
 def test_a_guest_may_leave_a_public_note_on_a_finished_game_but_not_a_running_one(client, web):
@@ -468,9 +481,9 @@ def test_forking_with_a_token_that_is_not_the_games_is_a_401(client, finished):
 
 def test_changing_a_note_without_a_token_is_a_401_asking_for_the_authors(client, finished):
     game, _ = finished
-    client.post(f"{game.url}/annotations", json={"step": 3, "text": "nice", "author": "Kib"})
+    note = added_note(client, game, {}, step=3, text="nice", author="Kib")
 
-    answer = client.patch(f"{game.url}/annotations/1", json={"text": "mine"})
+    answer = client.patch(note, json={"text": "mine"})
 
     body = assert_envelope(answer, 401, "unauthorized")
     assert "guest" not in body["message"]

@@ -107,6 +107,7 @@ def test_errors_gunicorn_answers_itself_come_in_the_json_envelope(
     assert answered == status
     assert headers["Content-Type"] == "application/json"
     assert headers["Connection"] == "close"
+    assert headers["Cache-Control"] == "no-store"  # the request may have carried a credential
     assert body["code"] == code
     assert body["status"] == status
     assert body["errors"] == {}

@@ -15,8 +15,10 @@ from domain.rules.errors import Forbidden, InvalidInput, NotFound
 from domain.rules.legal import legal_commands
 from domain.rules.transcript import commands_from_facts
 from projections.views import AUDITOR_VIEWER, HOST_VIEWER, PUBLIC_VIEWER, Viewer
+from replays import forks as forks_module
 from replays.annotations import (
     GUEST,
+    NOTE_IDS,
     Annotations,
     Author,
     add_note,
@@ -25,7 +27,13 @@ from replays.annotations import (
     notes_for,
 )
 from replays.forks import ancestors, compare, create_fork, fork_facts, forks_of, parent_of
-from replays.games import audit_stored_game, export_game, import_record, verify_game
+from replays.games import (
+    annotations_of,
+    audit_stored_game,
+    export_game,
+    import_record,
+    verify_game,
+)
 
 ANA = Author("seat", "Ana", 0)
 BEN = Author("seat", "Ben", 1)
@@ -101,13 +109,13 @@ def test_a_note_on_a_step_holding_a_hidden_card_is_not_shown_to_who_may_not_know
 
 def test_an_edit_keeps_the_history_and_a_deletion_hides_the_note(app, game):
     game_id, facts = game
-    add_note(app, game_id, facts, step=3, author=ANA, text="first thought", glyph="?")
+    note = add_note(app, game_id, facts, step=3, author=ANA, text="first thought", glyph="?")
 
-    edited = edit_note(app, game_id, facts, 1, editor=ANA, text="second thought", glyph="!?")
+    edited = edit_note(app, game_id, facts, note.id, editor=ANA, text="second thought", glyph="!?")
     assert edited.history == [
         {"text": "first thought", "glyph": "?", "visibility": "public", "seat": None}
     ]
-    delete_note(app, game_id, 1, editor=ANA)
+    delete_note(app, game_id, note.id, editor=ANA)
 
     assert notes_for(app, game_id, facts, PUBLIC_VIEWER) == []
     stored = app.events.get(Annotations.create_id(str(game_id)))
@@ -121,12 +129,12 @@ def test_an_edit_keeps_the_history_and_a_deletion_hides_the_note(app, game):
 
 def test_only_the_author_may_edit_or_delete_a_note(app, game):
     game_id, facts = game
-    add_note(app, game_id, facts, step=3, author=ANA, text="mine")
+    note = add_note(app, game_id, facts, step=3, author=ANA, text="mine")
 
     with pytest.raises(Forbidden):
-        edit_note(app, game_id, facts, 1, editor=BEN, text="yours now")
+        edit_note(app, game_id, facts, note.id, editor=BEN, text="yours now")
     with pytest.raises(Forbidden):
-        delete_note(app, game_id, 1, editor=HOST)
+        delete_note(app, game_id, note.id, editor=HOST)
 
 
 @pytest.mark.parametrize(
@@ -186,7 +194,99 @@ def test_editing_a_note_that_does_not_exist_is_not_found(app, game):
         edit_note(app, game_id, facts, 7, editor=ANA, text="?")
 
 
+def test_a_note_s_number_tells_nothing_of_the_notes_before_it(app, game):
+    """Counted up per game, Ben's first number told him that two notes he cannot read exist."""
+    game_id, facts = game
+    for _ in range(2):
+        add_note(app, game_id, facts, step=3, author=ANA, text="bluff Ben", visibility="author")
+
+    bens = add_note(app, game_id, facts, step=3, author=BEN, text="my first note")
+
+    assert bens.id not in (1, 2, 3)
+    assert 1 <= bens.id < NOTE_IDS
+
+
+def test_a_step_s_notes_are_listed_as_they_were_added(app, game):
+    game_id, facts = game
+    texts = [f"note {n}" for n in range(8)]
+    for text in texts:
+        add_note(app, game_id, facts, step=3, author=ANA, text=text)
+
+    listed = notes_for(app, game_id, facts, PUBLIC_VIEWER)
+
+    assert [note.text for note in listed] == texts
+
+
+def test_notes_numbered_before_numbers_were_drawn_keep_their_numbers(app, game):
+    """A store from before: notes counted 1, 2, … per game keep those numbers (their URLs)."""
+    game_id, facts = game
+    stored = Annotations(game_id=str(game_id))
+    stored.add(1, 4, ANA.to_dict(), "first", None, "public", None)
+    stored.add(2, 3, ANA.to_dict(), "second", None, "public", None)
+    app.save(stored)
+
+    edit_note(app, game_id, facts, 2, editor=ANA, text="second, edited")
+    added = add_note(app, game_id, facts, step=3, author=BEN, text="third")
+
+    listed = notes_for(app, game_id, facts, PUBLIC_VIEWER)
+    assert [(note.id, note.text) for note in listed] == [
+        (2, "second, edited"),
+        (added.id, "third"),
+        (1, "first"),
+    ]
+    assert added.id not in (1, 2, 3)
+
+
+def test_a_record_s_notes_come_back_in_their_order_with_numbers_of_their_own(app, game):
+    game_id, facts = game
+    for text in ("one", "two", "three"):
+        add_note(app, game_id, facts, step=3, author=ANA, text=text)
+    exported = export_game(app, game_id, annotations=annotations_of(app, game_id))
+
+    imported = import_record(app, exported).game_id
+
+    again = notes_for(app, imported, app.facts(imported), PUBLIC_VIEWER)
+    assert [note.text for note in again] == ["one", "two", "three"]
+    assert {note.id for note in again}.isdisjoint(a["id"] for a in exported["annotations"])
+
+
 # --- forks ------------------------------------------------------------------------------------
+
+
+def test_forks_stored_at_once_are_each_listed_by_their_parent(app, game, monkeypatch):
+    """Two forks of one game change its lineage at once: the one stored second is tried again
+    on the lineage as stored, not lost (nor a 500)."""
+    game_id, _ = game
+    stale = [forks_module._lineage(app, game_id)]
+    first = create_fork(app, game_id, 40)
+    real = forks_module._lineage
+    monkeypatch.setattr(forks_module, "_lineage", lambda *a: stale.pop() if stale else real(*a))
+
+    second = create_fork(app, game_id, 80)
+
+    assert forks_of(app, game_id) == [
+        {"game_id": str(first.game_id), "step": first.step},
+        {"game_id": str(second.game_id), "step": second.step},
+    ]
+
+
+def test_an_import_stores_its_game_header_and_notes_in_one_transaction(app, game, monkeypatch):
+    """A server stopping between them had left a game without its notes."""
+    game_id, facts = game
+    add_note(app, game_id, facts, step=3, author=ANA, text="a note")
+    record = export_game(app, game_id, place="Home", annotations=annotations_of(app, game_id))
+    saved: list[list[str]] = []
+    save = app.save
+
+    def recorded(*aggregates, **kwargs):
+        saved.append([type(aggregate).__name__ for aggregate in aggregates])
+        return save(*aggregates, **kwargs)
+
+    monkeypatch.setattr(app, "save", recorded)
+
+    import_record(app, record)
+
+    assert saved == [["Game", "RecordHeader", "Annotations"]]
 
 
 def test_a_fork_replays_the_parent_card_for_card_up_to_the_fork_step(app, game):

@@ -4,15 +4,22 @@ every store, because the key is stored in the same transaction as the command's 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import Any
+from uuid import UUID, uuid4
 
 import pytest
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
 from domain.application import AlreadyApplied, Bohnanza, Outcome
+from domain.bots import simulate
 from domain.request_keys import AppliedRequest
 from domain.rules import events as ev
-from domain.rules.commands import Plant
+from domain.rules.commands import Command, Plant
+from domain.rules.errors import Conflict, RuleViolation
+from replays.annotations import Annotations
 from tests.conftest import PostgresTestDatabase
 
 from .test_store import (
@@ -140,3 +147,107 @@ def test_a_used_key_or_version_is_refused_as_such_every_time(app: Bohnanza) -> N
             refused[key] += 1
 
     assert refused == {"other": 100, "once": 100}
+
+
+@contextmanager
+def stored_by_the_first_attempt_before_the_load(
+    retrying: Bohnanza, first: Bohnanza, game_id: UUID, command: Command, key: str
+) -> Iterator[list[Outcome]]:
+    """The first attempt (another application on the store: another process) stores `command`
+    under `key` just after the retry has checked the key and before it loads the game, as a
+    first attempt held up by a stalled database may."""
+    stored: list[Outcome] = []
+    load = retrying.game
+
+    def load_after_the_first_attempt(game_id: UUID, *, version: int | None = None) -> Any:
+        if not stored:
+            stored.append(first.execute(game_id, command, request_key=key))
+        return load(game_id, version=version)
+
+    retrying.game = load_after_the_first_attempt  # type: ignore[method-assign]
+    try:
+        yield stored
+    finally:
+        vars(retrying).pop("game", None)
+
+
+@pytest.mark.parametrize("if_match", [False, True], ids=["any-version", "expected-version"])
+def test_a_retry_deciding_on_a_state_its_first_attempt_stored_is_told_so_not_refused(
+    shared_database_url: str, if_match: bool
+) -> None:
+    """Deciding again on the state that holds the command itself, the retry would be refused
+    (its field is harvested already; the game is past the expected version): that refusal
+    would be kept as the key's answer, though the command was stored."""
+    with (
+        Bohnanza.from_url(shared_database_url) as first,
+        Bohnanza.from_url(shared_database_url) as retrying,
+    ):
+        game_id, harvest, _ = game_where_two_seats_can_harvest(first)
+        expected = retrying.game(game_id).version if if_match else None
+
+        with (
+            stored_by_the_first_attempt_before_the_load(
+                retrying, first, game_id, harvest, "stalled"
+            ) as stored,
+            pytest.raises(AlreadyApplied) as again,
+        ):
+            retrying.execute(game_id, harvest, expected_version=expected, request_key="stalled")
+
+        [outcome] = stored
+        assert again.value.applied == AppliedRequest(
+            outcome.version - len(outcome.facts) + 1, outcome.version
+        )
+        assert stored_versions(retrying, game_id) == list(range(1, outcome.version + 1))
+
+
+def test_a_command_refused_without_its_key_in_the_store_is_refused(
+    shared_database_url: str,
+) -> None:
+    with Bohnanza.from_url(shared_database_url) as app:
+        game_id, harvest, _ = game_where_two_seats_can_harvest(app)
+        app.execute(game_id, harvest)
+
+        with pytest.raises(RuleViolation, match=r"RULES §8\.2"):
+            app.execute(game_id, harvest, request_key="never-stored")
+
+
+# --- new games ----------------------------------------------------------------------------------
+
+
+def test_a_new_game_stored_with_a_key_is_stored_once_and_its_key_names_its_versions(
+    app: Bohnanza,
+) -> None:
+    """A request that creates a game chooses its id first; every attempt stores it under that
+    id with the key, so the store says which attempt stored it."""
+    game_id = uuid4()
+    stored = app.start_game(SEATS, seed=3, game_id=game_id, request_key="create k")
+
+    with pytest.raises(AlreadyApplied) as again:
+        app.start_game(SEATS, seed=3, game_id=game_id, request_key="create k")
+
+    assert again.value.applied == AppliedRequest(1, stored.version)
+    assert stored_versions(app, game_id) == list(range(1, stored.version + 1))
+
+
+def test_a_new_game_stored_otherwise_is_a_conflict_for_a_key(app: Bohnanza) -> None:
+    game_id = uuid4()
+    app.start_game(SEATS, seed=3, game_id=game_id)
+
+    with pytest.raises(Conflict, match="stored already"):
+        app.start_game(SEATS, seed=3, game_id=game_id, request_key="create k")
+
+    assert app.recorder.applied(game_id, "create k") is None
+
+
+def test_the_key_of_a_new_game_saved_with_records_beside_it_names_the_game_s_versions(
+    app: Bohnanza,
+) -> None:
+    game_id = uuid4()
+    first, *rest = simulate("rio-grande", 3, seed=4)
+    notes = Annotations(game_id=str(game_id))
+    notes.add(1, 3, {"role": "guest", "name": "Kib", "seat": None}, "hm", None, "public", None)
+
+    stored = app.record_game([first, *rest], game_id=game_id, beside=[notes], request_key="k")
+
+    assert app.recorder.applied(game_id, "k") == AppliedRequest(1, stored.version)
+    assert app.recorder.applied(notes.id, "k") is None

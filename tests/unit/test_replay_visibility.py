@@ -52,35 +52,41 @@ def running_secret_game(app: Bohnanza, coins: int = 5) -> tuple[UUID, list[int]]
 
 
 @pytest.fixture
-def private_note(app: Bohnanza) -> UUID:
-    """A finished game with Ana's private note 1 on step 3."""
+def private_note(app: Bohnanza) -> tuple[UUID, int]:
+    """A finished game with Ana's private note on step 3: the game and the note's number."""
     game_id = stored(app, simulate("rio-grande", 3, seed=4))
-    add_note(app, game_id, app.facts(game_id), step=3, author=ANA, text="mine", visibility="author")
-    return game_id
+    facts = app.facts(game_id)
+    note = add_note(app, game_id, facts, step=3, author=ANA, text="mine", visibility="author")
+    return game_id, note.id
 
 
 @pytest.mark.parametrize("editor", [BEN, HOST], ids=["another seat", "the host"])
 def test_editing_a_note_the_editor_may_not_read_is_not_found(app, private_note, editor):
-    with pytest.raises(NotFound) as refused:
-        edit_note(app, private_note, app.facts(private_note), 1, editor=editor, text="x")
+    game_id, note = private_note
 
-    assert str(refused.value) == f"no note 1 on game {private_note}"
+    with pytest.raises(NotFound) as refused:
+        edit_note(app, game_id, app.facts(game_id), note, editor=editor, text="x")
+
+    assert str(refused.value) == f"no note {note} on game {game_id}"
 
 
 @pytest.mark.parametrize("editor", [BEN, HOST], ids=["another seat", "the host"])
 def test_deleting_a_note_the_editor_may_not_read_is_not_found(app, private_note, editor):
-    with pytest.raises(NotFound) as refused:
-        delete_note(app, private_note, 1, editor=editor)
+    game_id, note = private_note
 
-    assert str(refused.value) == f"no note 1 on game {private_note}"
+    with pytest.raises(NotFound) as refused:
+        delete_note(app, game_id, note, editor=editor)
+
+    assert str(refused.value) == f"no note {note} on game {game_id}"
 
 
 def test_changing_a_note_the_editor_may_read_but_did_not_write_is_forbidden(app, private_note):
-    facts = app.facts(private_note)
-    add_note(app, private_note, facts, step=3, author=ANA, text="ours", visibility="table")
+    game_id, _ = private_note
+    facts = app.facts(game_id)
+    ours = add_note(app, game_id, facts, step=3, author=ANA, text="ours", visibility="table")
 
-    with pytest.raises(Forbidden, match="note 2 is Ana's"):
-        edit_note(app, private_note, facts, 2, editor=BEN, text="x")
+    with pytest.raises(Forbidden, match=f"note {ours.id} is Ana's"):
+        edit_note(app, game_id, facts, ours.id, editor=BEN, text="x")
 
 
 def test_a_comparison_shows_a_secret_treasury_s_coins_only_to_those_who_may_see_them(app):
