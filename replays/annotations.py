@@ -271,14 +271,20 @@ def add_note(
         facts, step=step, author=author, text=text, glyph=glyph, visibility=visibility, seat=seat
     )
 
-    note = {"step": step, "author": author, "text": text, "glyph": glyph}
-    note |= {"visibility": visibility, "seat": seat}
     number = 0
 
     def add(stored: Annotations | None) -> Annotations:
         nonlocal number
         notes = stored or Annotations(game_id=str(game_id))
-        number = _added(notes, **note)
+        number = _added(
+            notes,
+            step=step,
+            author=author,
+            text=text,
+            glyph=glyph,
+            visibility=visibility,
+            seat=seat,
+        )
         return notes
 
     notes = _changed(app, game_id, add)
