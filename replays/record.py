@@ -32,6 +32,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
+from domain import json_text
 from domain.rules import commands as cmd
 from domain.rules import events as ev
 from domain.rules.beans import label
@@ -369,7 +370,9 @@ def date_problem(text: str | None) -> str | None:
 def load_record(text: str | bytes) -> Record:
     """Parse a record from JSON text."""
     try:
-        document = json.loads(text)
+        document = json_text.loads(text)
+    except json_text.DuplicateKey as error:
+        raise RecordError(str(error), error.path) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise RecordError(f"not JSON: {error}") from None
     return parse_record(document)
