@@ -28,12 +28,13 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import Environment
 
+from . import seat_names
 from .aggregate import STORED_TYPES, Game, StoredFact
 from .request_keys import AppliedRequest
 from .rules import events as ev
 from .rules.commands import Command
 from .rules.decide import start_game
-from .rules.errors import Conflict, InvalidInput, NotFound
+from .rules.errors import Conflict, InvalidInput, InvalidSetup, NotFound
 from .rules.evolve import fold
 from .rules.rulesets import DEFAULT_PRESET, resolve_ruleset
 from .rules.state import DIGITAL, GameState
@@ -186,11 +187,15 @@ class Bohnanza(Application):
         deck: Sequence[str] | None = None,
         game_id: UUID | None = None,
     ) -> Outcome:
-        """Create a game; digital games without a seed get a random one (stored, secret)."""
+        """Create a game whose seats have names people can tell apart; digital games without a
+        seed get a random one (stored, secret)."""
         ruleset = resolve_ruleset(preset, len(seats), options)
         if mode == DIGITAL and seed is None:
             seed = secrets.randbelow(2**63)
         facts = start_game(ruleset, seats, start_seat=start_seat, mode=mode, seed=seed, deck=deck)
+        alike = seat_names.clash(seats)
+        if alike is not None:
+            raise InvalidSetup("seats", alike.message)
         first, *rest = facts
         assert isinstance(first, ev.GameStarted)
         game = Game.start(first, game_id=game_id)

@@ -351,6 +351,56 @@ def test_seat_names_that_differ_only_by_an_invisible_character_are_a_422(
 
 
 @pytest.mark.parametrize(
+    ("seats", "message"),
+    [
+        (
+            ["Ana", "Ben", "\u0410na"],
+            "seat 2's name 'Аna' looks the same as seat 0's 'Ana' "
+            "('А' is U+0410 CYRILLIC CAPITAL LETTER A)",
+        ),
+        (
+            ["Ana", "\uff21\uff4e\uff41"],
+            "seat 1's name 'Ａｎａ' looks the same as seat 0's 'Ana' "
+            "('Ａ' is U+FF21 FULLWIDTH LATIN CAPITAL LETTER A, "
+            "'ｎ' is U+FF4E FULLWIDTH LATIN SMALL LETTER N, "
+            "'ａ' is U+FF41 FULLWIDTH LATIN SMALL LETTER A)",
+        ),
+        (["Ana", "ana"], "seat 1's name 'ana' differs from seat 0's 'Ana' only in letter case"),
+        (["ANA", "Ben", "ana"], "seat 2's name 'ana' differs from seat 0's 'ANA' only in letter"),
+        (
+            ["\uff21\uff4e\uff41", "ana"],
+            "seat 1's name 'ana' looks the same as seat 0's 'Ａｎａ', letter case aside",
+        ),
+        (
+            ["Max", "\u041c\u0430\u0445"],
+            "seat 1's name 'Мах' looks the same as seat 0's 'Max' ('М' is U+041C CYRILLIC",
+        ),
+    ],
+    ids=["cyrillic-a", "fullwidth", "case", "case-later-seat", "fullwidth-and-case", "cyrillic"],
+)
+def test_seat_names_people_cannot_tell_apart_are_a_422_saying_which_and_why(
+    client: FlaskClient, seats: list[str], message: str
+) -> None:
+    response = client.post("/api/games", json={"seats": seats})
+
+    body = assert_envelope(response, 422, "invalid_setup")
+    assert body["message"].startswith(message), body["message"]
+    assert body["message"].endswith("seats need names people can tell apart")
+    assert list(body["errors"]["json"]) == ["seats"]
+
+
+@pytest.mark.parametrize(
+    "seats",
+    [["Ana", "Anna", "Ann"], ["Eva", "Ewa"], ["Zoe", "Zoë"], ["Jose", "José"], ["Ian", "Lan"]],
+    ids=["doubled-letter", "w-and-v", "diaeresis", "accent", "capital-i-and-l"],
+)
+def test_seat_names_that_look_different_make_a_game(client: FlaskClient, seats: list[str]) -> None:
+    response = client.post("/api/games", json={"seats": seats})
+
+    assert response.status_code == 201, response.get_json()
+
+
+@pytest.mark.parametrize(
     "name",
     [
         "👨\u200d👩\u200d👧",

@@ -64,6 +64,27 @@ def test_importing_a_legal_record_makes_a_new_game_with_the_same_events(client, 
     assert len(body["seats"]) == 4
 
 
+@pytest.mark.parametrize("lookalike", ["ANA", "\u0410na"], ids=["case", "cyrillic-a"])
+def test_a_record_whose_seats_people_cannot_tell_apart_is_not_imported(client, record, lookalike):
+    record["header"]["seats"][2] = lookalike
+
+    response = client.post("/api/records", json=record)
+
+    body = assert_envelope(response, 422, "invalid_record")
+    (message,) = body["errors"]["json"]["$.header.seats[2]"]
+    assert message.startswith(f"seat 2's name {lookalike!r}")
+    assert "seat 0's 'Ana'" in message
+
+
+def test_a_record_whose_seats_look_alike_is_still_verified(client, record):
+    record["header"]["seats"][2] = "\u0410na"
+
+    response = client.post("/api/records/verification", json={"record": record})
+
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["verdict"] == "legal"
+
+
 def test_a_record_imported_again_is_a_409_naming_its_game_and_the_first_tokens_still_work(
     client, record
 ):
