@@ -30,7 +30,7 @@ from eventsourcing.persistence import IntegrityError
 from domain.application import Bohnanza
 from domain.rules import events as ev
 from domain.rules.errors import Forbidden, InvalidInput, NotFound
-from domain.rules.names import name_problem
+from domain.rules.names import name_problem, visible
 from projections.views import AUDITOR, HOST, HOST_VIEWER, PUBLIC_VIEWER, SEAT, Viewer, redact
 
 GLYPHS = ("!", "?", "!!", "??", "!?", "?!")
@@ -166,8 +166,11 @@ def _check(
 ) -> None:
     if not 1 <= step <= len(facts):
         raise InvalidInput(f"step {step} does not exist; this game has steps 1–{len(facts)}")
-    if not text.strip() or len(text) > MAX_TEXT:
-        raise InvalidInput(f"a note needs text, at most {MAX_TEXT} characters")
+    if not visible(text) or len(text) > MAX_TEXT:  # spaces or invisible characters alone: none
+        raise InvalidInput(
+            f"a note needs text, at most {MAX_TEXT} characters, that shows: a letter, digit, "
+            "punctuation mark or symbol"
+        )
     control = _CONTROL.search(text)
     if control is not None:
         raise InvalidInput(

@@ -64,8 +64,12 @@ def name_problem(name: str) -> str | None:
 
 
 def visible(text: str) -> bool:
-    """Whether `text` holds a character that shows: a letter, digit, punctuation or symbol."""
-    return any(unicodedata.category(character)[0] in VISIBLE for character in text)
+    """Whether `text` holds a character that shows: a letter, digit, punctuation or symbol, but
+    not one of the `BLANKS` (which are letters and symbols that show nothing)."""
+    return any(
+        unicodedata.category(character)[0] in VISIBLE and character not in BLANKS
+        for character in text
+    )
 
 
 def name_key(name: str) -> str:
