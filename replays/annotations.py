@@ -43,6 +43,13 @@ _BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
 """The embeddings, overrides and isolates of the bidirectional algorithm: one left open in a
 note would reorder what a page or a terminal shows after it (the note's author, the next note).
 Right-to-left text needs none of them: its letters carry their direction."""
+
+
+def unfit_character(character: str) -> bool:
+    """Whether a note's text may not hold `character` (a control or bidirectional control)."""
+    return bool(_CONTROL.match(character) or _BIDI_CONTROL.match(character))
+
+
 KEEP: Any = object()
 """Passed to `edit_note` for a field that stays as it is."""
 SAVE_ATTEMPTS = 10

@@ -264,14 +264,14 @@ def schema() -> dict[str, Any]:
     return json.loads(text)
 
 
-def _inlined(node: Any, defs: Mapping[str, Any]) -> Any:
+def inlined(node: Any, defs: Mapping[str, Any]) -> Any:
     """`node` with every `{"$ref": "#/$defs/name"}` replaced by its definition (none recurse)."""
     if isinstance(node, dict):
         if set(node) == {"$ref"}:
-            return _inlined(defs[node["$ref"].removeprefix("#/$defs/")], defs)
-        return {key: _inlined(value, defs) for key, value in node.items()}
+            return inlined(defs[node["$ref"].removeprefix("#/$defs/")], defs)
+        return {key: inlined(value, defs) for key, value in node.items()}
     if isinstance(node, list):
-        return [_inlined(item, defs) for item in node]
+        return [inlined(item, defs) for item in node]
     return node
 
 
@@ -298,7 +298,7 @@ def _validators() -> tuple[Draft202012Validator, dict[str, Draft202012Validator]
     command = defs["command"]
     document = {**published, "properties": {**published["properties"], "commands": True}}
     by_type = {
-        branch["if"]["properties"]["type"]["const"]: RecordValidator(_inlined(branch["then"], defs))
+        branch["if"]["properties"]["type"]["const"]: RecordValidator(inlined(branch["then"], defs))
         for branch in command["allOf"]
     }
     by_type[""] = RecordValidator({key: value for key, value in command.items() if key != "allOf"})

@@ -14,7 +14,7 @@ from domain.bots import BOTS, Table, play_stored, simulate_under
 from replays.record import export_record
 from tests.builders import house_rules
 
-from .support import assert_envelope, create_game
+from .support import assert_envelope, create_game, documented_schema
 
 
 def finished_game(web: Flask, client: FlaskClient, **body: object) -> str:
@@ -45,6 +45,16 @@ def test_an_export_s_place_and_tags_are_printable_text(web, client, query):
 
     body = assert_envelope(response, 422, "validation_error")
     assert list(body["errors"]["query"]) == list(query)
+
+
+def test_an_exported_record_is_what_the_document_says_the_record_body_is(client, record):
+    documented = documented_schema(client, "RecordDocument")
+
+    assert documented.is_valid(record)
+    assert not documented.is_valid({**record, "format": "bohnanza-record/2"})
+    assert not documented.is_valid({**record, "commands": [{"type": "draw", "hands": []}]})
+    assert not documented.is_valid({**record, "header": {**record["header"], "seats": ["A\x07"]}})
+    assert not documented.is_valid({**record, "chance": None})  # a digital game's record
 
 
 def test_a_running_game_cannot_be_exported(client):
