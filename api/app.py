@@ -21,7 +21,15 @@ from werkzeug.routing import IntegerConverter, Map
 
 from . import errors, games, meta, records, replays, stats
 from .encoding import OrjsonProvider
-from .openapi import SECURITY_SCHEMES, ClosedSchemas, OperationIds, refine_field_documents
+from .openapi import (
+    SECURITY_SCHEMES,
+    ClosedSchemas,
+    CommandTypes,
+    NoteForOneSeat,
+    OperationIds,
+    refine_field_documents,
+)
+from .record_document import RecordDocument
 from .schemas import ErrorSchema
 from .services import Services
 from .settings import Settings
@@ -172,7 +180,13 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     api = BohnanzaApi(
         app,
         spec_kwargs={
-            "extra_plugins": [OperationIds(), ClosedSchemas()],
+            "extra_plugins": [
+                OperationIds(),
+                ClosedSchemas(),
+                CommandTypes(),
+                NoteForOneSeat(),
+                RecordDocument(),
+            ],
             "info": {
                 "description": "Play, record and replay games of Bohnanza. Rule violations "
                 "cite RULES.md sections. Authenticate as a seat or host with "

@@ -25,7 +25,9 @@ import flask_smorest
 import marshmallow as ma
 from marshmallow import fields
 from webargs import core
-from webargs.flaskparser import FlaskParser, abort
+from webargs.flaskparser import FlaskParser, abort, is_json_request
+
+from domain import json_text
 
 Check = Callable[[typing.Any], typing.Any]
 """A field's fast check: the loaded value, or `_DEFER` for marshmallow to decide."""
@@ -169,8 +171,10 @@ def unreadable(raw: bytes, body: typing.Any) -> str | None:
 
 
 class BodyParser(FlaskParser):
-    """webargs' Flask parser, with two changes for JSON bodies:
+    """webargs' Flask parser, with three changes for JSON bodies:
 
+    - a JSON body with an object that names a key twice is refused (400 naming the key and
+      where), instead of the last one counting (`domain/json_text.py`);
     - a JSON body nested deeper than the standard library's decoder can follow (about a thousand
       levels, well within the size limit), with a number of more than 4300 digits, with a
       string holding a lone surrogate, or with NaN or an infinity (which the standard library
@@ -184,8 +188,13 @@ class BodyParser(FlaskParser):
         self._fast: dict[ma.Schema, FastLoader | None] = {}
 
     def _raw_load_json(self, req: flask.Request) -> typing.Any:
+        if not is_json_request(req):
+            return core.missing
         try:
-            body = super()._raw_load_json(req)
+            body = json_text.loads(_text(req.get_data(cache=True)))
+        except json_text.DuplicateKey as error:
+            message = f"The request body is not JSON with one meaning: {error}."
+            abort(400, messages={"json": {error.path: [message]}}, message=message)
         except RecursionError:
             abort(400, messages={"json": ["Invalid JSON body: nested too deeply to read."]})
         except ValueError as error:
@@ -223,6 +232,16 @@ class BodyParser(FlaskParser):
         if argmap not in self._fast:  # schemas are hashed by identity, made once per route
             self._fast[argmap] = FastLoader.of(argmap)
         return self._fast[argmap]
+
+
+def _text(raw: bytes) -> str:
+    """A body's bytes as text, as webargs reads them: bytes that are not UTF-8 are invalid JSON."""
+    try:
+        return raw.decode()
+    except UnicodeDecodeError as error:
+        raise json.JSONDecodeError(
+            f"Bytes decoding error : {error.reason}", doc=str(error.object), pos=error.start
+        ) from error
 
 
 class Blueprint(flask_smorest.Blueprint):

@@ -133,12 +133,13 @@ def rebuild(ctx: click.Context, name: str | None, batch_size: int) -> None:
                 param_hint="NAME",
             )
         names = [name] if name else list(projector.projections)
-        events = projector.app.position()
+        end = projector.app.position()
         with click.progressbar(
-            length=events * len(names), label=f"Rebuilding {', '.join(names)}"
-        ) as bar:
-            projector.rebuild(name, batch_size, progress=bar.update)
-        click.echo(f"Rebuilt {', '.join(names)} from {events} events.")
+            length=end * len(names), label=f"Rebuilding {', '.join(names)}"
+        ) as bar:  # counts store positions: the events' numbers, which may have gaps
+            rebuilt = projector.rebuild(name, batch_size, progress=bar.update)
+        read = " and ".join(f"{each} from {count} events" for each, count in rebuilt.events.items())
+        click.echo(f"Rebuilt {read}, the store up to position {rebuilt.position}.")
 
 
 @projections.command()

@@ -129,6 +129,8 @@ def _http_error(error: HTTPException) -> Response:
         message = "The request body is too large."
     if status == 400 and "Invalid JSON" in str(errors):
         message = "The request body is not valid JSON."
+    if isinstance(data, dict) and "message" in data:  # one of the body parser's own (a 400)
+        message = data["message"]
     response = envelope(status, HTTP_CODES.get(status, "http_error"), message, errors)
     for name, value in error.get_headers():  # e.g. the methods a 405 allows
         if name.lower() != "content-type":

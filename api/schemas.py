@@ -49,7 +49,9 @@ STATUSES = ("in-progress", "ended")
 
 
 def printable(text: str) -> bool:
-    """Names are shown and compared as text (domain/rules/names.py says which characters)."""
+    """Text people read (a place, a tag) holds the characters of names (domain/rules/names.py
+    says which), and if more than spaces, something that shows. The OpenAPI document says the
+    same as a pattern (api/openapi.py)."""
     if not names.printable(text):  # the text as sent: a newline is refused, not trimmed
         raise ValidationError(names.NOT_PRINTABLE)
     if text.strip() and not names.visible(text):  # Length speaks for ""
@@ -57,7 +59,23 @@ def printable(text: str) -> bool:
     return True
 
 
-NAME = {"validate": [validate.Length(min=1, max=names.MAX_NAME), printable]}
+def name(text: str) -> bool:
+    """A name is printable text with something that shows: spaces alone are no name."""
+    printable(text)
+    if not names.visible(text):
+        raise ValidationError(names.INVISIBLE)
+    return True
+
+
+NAME = {"validate": [validate.Length(min=1, max=names.MAX_NAME), name]}
+
+
+class RulesetOptions(fields.Dict):
+    """Ruleset options by name (domain/rules/rulesets.py checks them), documented option by
+    option with the values each takes (api/openapi.py)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(keys=fields.String(), **kwargs)
 
 
 def _beans(**kwargs: object) -> fields.List:
@@ -111,13 +129,15 @@ class GameCreateSchema(Schema):
         metadata={
             "description": "Seat names, clockwise: 1 to 40 printable characters each (no "
             "control or invisible formatting characters but the joiners of emoji sequences), "
-            "different once spaces around them are trimmed",
+            "that people can tell apart: different once spaces around them are trimmed, not "
+            "only in letter case, and not looking the same (Unicode's confusables: 'Аna' with "
+            "a Cyrillic 'А' is 'Ana')",
+            "uniqueItems": True,
             "example": ["Ana", "Ben", "Cleo"],
         },
     )
     ruleset = fields.String(load_default=DEFAULT_PRESET, validate=validate.OneOf(list(PRESETS)))
-    options = fields.Dict(
-        keys=fields.String(),
+    options = RulesetOptions(
         load_default=dict,
         metadata={
             "description": 'Ruleset options by name, e.g. {"allow_retrade": true}: GET '
@@ -989,6 +1009,16 @@ class ReplayQuerySchema(PerspectiveQuerySchema):
     as_ = fields.String(**AS_QUERY)
 
 
+def _spellings(kind: str) -> list[str]:
+    """A kind of fact as the steps name it, in kebab case and in snake case."""
+    words = re.sub(r"(?<!^)(?=[A-Z])", " ", kind).lower().split()
+    return [kind, "-".join(words), "_".join(words)]
+
+
+KIND_SPELLINGS = [spelling for kind in EVENT_TYPES for spelling in _spellings(kind)]
+"""The kinds of fact `/jump` takes (replays/steps.py reads each spelling as its kind)."""
+
+
 class JumpQuerySchema(Schema):
     class Meta:
         description = "Give either `turn` or `kind` (with `direction` and `from`)."
@@ -1000,10 +1030,14 @@ class JumpQuerySchema(Schema):
         metadata={"description": "The first step of this turn (not with `kind`)"},
     )
     kind = fields.String(
-        validate=validate.Length(min=1, max=40),
+        validate=validate.OneOf(
+            KIND_SPELLINGS,
+            error="no kind of fact is called {input!r}; kinds: " + ", ".join(EVENT_TYPES),
+        ),
         metadata={
-            "description": "The next (previous) fact of this type, e.g. FieldHarvested (not "
-            "with `turn`): " + ", ".join(EVENT_TYPES)
+            "description": "The next (previous) fact of this type (not with `turn`), as the "
+            "steps name it (FieldHarvested) or in kebab or snake case (field-harvested, "
+            "field_harvested)"
         },
     )
     direction = fields.String(load_default="next", validate=validate.OneOf(["next", "previous"]))
@@ -1042,6 +1076,8 @@ class NotesQuerySchema(PerspectiveQuerySchema):
 GLYPH = fields.String(allow_none=True, validate=validate.OneOf(["!", "?", "!!", "??", "!?", "?!"]))
 VISIBILITY = validate.OneOf(["author", "seat", "table", "public"])
 NOTE_TEXT = validate.Length(min=1, max=4000)
+"""A note's length; replays/annotations.py checks its characters, and the OpenAPI document
+gives them as a pattern (api/openapi.py) on the fields this validates."""
 
 
 class NoteCreateSchema(Schema):
@@ -1176,7 +1212,7 @@ class VerificationSchema(Schema):
         validate=validate.OneOf(list(PRESETS)),
         metadata={"description": "Default: the record's own ruleset"},
     )
-    options = fields.Dict(keys=fields.String(), metadata={"description": "Ruleset options"})
+    options = RulesetOptions(metadata={"description": "Ruleset options"})
 
 
 class RecordVerificationSchema(VerificationSchema):

@@ -30,13 +30,14 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import Environment
 
+from . import seat_names
 from .aggregate import STORED_TYPES, Game, StoredFact
 from .request_keys import AppliedRequest
 from .rules import events as ev
 from .rules.commands import Command, Correct, Undo
 from .rules.decide import start_game
 from .rules.errata import Corrected
-from .rules.errors import BohnanzaError, Conflict, InvalidInput, NotFound
+from .rules.errors import BohnanzaError, Conflict, InvalidInput, InvalidSetup, NotFound
 from .rules.evolve import fold
 from .rules.rulesets import DEFAULT_PRESET, resolve_ruleset
 from .rules.state import DIGITAL, KNOWN_HANDS, GameState
@@ -198,15 +199,19 @@ class Bohnanza(Application[UUID]):
         hands: str = KNOWN_HANDS,
         request_key: str | None = None,
     ) -> Outcome:
-        """Create a game; digital games without a seed get a random one (stored, secret). With
-        `game_id` and `request_key`, as `record_game`: AlreadyApplied if an earlier attempt with
-        the key stored it, Conflict if the id is taken otherwise."""
+        """Create a game whose seats have names people can tell apart; digital games without a
+        seed get a random one (stored, secret). With `game_id` and `request_key`, as
+        `record_game`: AlreadyApplied if an earlier attempt with the key stored it, Conflict if
+        the id is taken otherwise."""
         ruleset = resolve_ruleset(preset, len(seats), options)
         if mode == DIGITAL and seed is None:
             seed = secrets.randbelow(2**63)
         facts = start_game(
             ruleset, seats, start_seat=start_seat, mode=mode, seed=seed, deck=deck, hands=hands
         )
+        alike = seat_names.clash(seats)
+        if alike is not None:
+            raise InvalidSetup("seats", alike.message)
         first, *rest = facts
         assert isinstance(first, ev.GameStarted)
         game = Game.start(first, game_id=game_id)

@@ -57,6 +57,24 @@ class Status:
         return max(self.store_position - self.position, 0)
 
 
+@dataclass(frozen=True, slots=True)
+class Rebuilt:
+    """What a rebuild read: the store up to `position`, and of it, by projection, the events of
+    the kinds each projection reads. The store's positions may have gaps (a transaction that
+    rolled back on PostgreSQL has used its numbers), so events and positions differ."""
+
+    position: int
+    events: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class _Advance:
+    positions: int
+    """How many store positions a catch up moved past."""
+    events: int
+    """How many events it read (those of the projection's kinds)."""
+
+
 def default_projections(app: Bohnanza) -> list[Projection]:
     """Every projection the service keeps (reading a game's history from `app` when a
     correction changes it)."""
@@ -110,7 +128,7 @@ class Projector:
         """Process every event stored so far; the number of store positions moved past."""
         target = self.app.position()
         return sum(
-            self._catch_up(projection, target, batch_size, progress)
+            self._catch_up(projection, target, batch_size, progress).positions
             for projection in self.projections.values()
         )
 
@@ -119,15 +137,17 @@ class Projector:
         name: str | None = None,
         batch_size: int = REBUILD_BATCH_SIZE,
         progress: Progress | None = None,
-    ) -> int:
+    ) -> Rebuilt:
         """Drop a projection's tables (every projection's if no name) and rebuild them from the
-        whole store; the number of store positions processed."""
+        whole store; what they read."""
         target = self.app.position()
-        processed = 0
+        events = {}
         for projection in self._chosen(name):
             self._reset(projection)
-            processed += self._catch_up(projection, target, batch_size, progress)
-        return processed
+            events[projection.name] = self._catch_up(
+                projection, target, batch_size, progress
+            ).events
+        return Rebuilt(target, events)
 
     def reset(self, name: str | None = None) -> None:
         """Drop a projection's tables (every projection's if no name) and put it back to the
@@ -230,9 +250,9 @@ class Projector:
 
     def _catch_up(
         self, projection: Projection, target: int, batch_size: int, progress: Progress | None
-    ) -> int:
+    ) -> _Advance:
         select_notifications = self.app.recorder.select_notifications
-        advanced = 0
+        advanced = read = 0
         name = projection.name
         position = self._known.get(name)
         if position is None or position >= target:
@@ -255,11 +275,12 @@ class Projector:
                 self._known.pop(name, None)
                 raise
             advanced += end - position
+            read += len(batch)
             moved, position = end - position, end
             self._known[name] = end
             if progress is not None:
                 progress(moved)
-        return advanced
+        return _Advance(advanced, read)
 
     def _decode(self, notifications: Sequence[Notification]) -> list[Recorded]:
         to_domain_event = self.app.mapper.to_domain_event

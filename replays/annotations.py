@@ -35,7 +35,7 @@ from eventsourcing.persistence import IntegrityError
 from domain.application import Bohnanza
 from domain.rules import events as ev
 from domain.rules.errors import Forbidden, InvalidInput, NotFound
-from domain.rules.names import name_problem
+from domain.rules.names import name_problem, visible
 from projections.views import AUDITOR, HOST, HOST_VIEWER, PUBLIC_VIEWER, SEAT, Viewer, redact
 
 GLYPHS = ("!", "?", "!!", "??", "!?", "?!")
@@ -48,6 +48,13 @@ _BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
 """The embeddings, overrides and isolates of the bidirectional algorithm: one left open in a
 note would reorder what a page or a terminal shows after it (the note's author, the next note).
 Right-to-left text needs none of them: its letters carry their direction."""
+
+
+def unfit_character(character: str) -> bool:
+    """Whether a note's text may not hold `character` (a control or bidirectional control)."""
+    return bool(_CONTROL.match(character) or _BIDI_CONTROL.match(character))
+
+
 KEEP: Any = object()
 """Passed to `edit_note` for a field that stays as it is."""
 SAVE_ATTEMPTS = 10
@@ -173,8 +180,11 @@ def _check(
 ) -> None:
     if not 1 <= step <= len(facts):
         raise InvalidInput(f"step {step} does not exist; this game has steps 1–{len(facts)}")
-    if not text.strip() or len(text) > MAX_TEXT:
-        raise InvalidInput(f"a note needs text, at most {MAX_TEXT} characters")
+    if not visible(text) or len(text) > MAX_TEXT:  # spaces or invisible characters alone: none
+        raise InvalidInput(
+            f"a note needs text, at most {MAX_TEXT} characters, that shows: a letter, digit, "
+            "punctuation mark or symbol"
+        )
     control = _CONTROL.search(text)
     if control is not None:
         raise InvalidInput(

@@ -25,6 +25,7 @@ from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
+from domain import seat_names
 from domain.application import Bohnanza, Outcome
 from domain.rules import events as ev
 from domain.rules.audit import Problem
@@ -138,8 +139,12 @@ def import_record(app: Bohnanza, document: Mapping[str, Any] | Record) -> Import
 
 def prepare_import(document: Mapping[str, Any] | Record) -> Import:
     """Re-decide a record and check its notes, storing nothing: RecordError for a malformed
-    document, IllegalRecord naming the first illegal step."""
+    document or seats people cannot tell apart (a new game's rule), IllegalRecord naming the
+    first illegal step."""
     record = document if isinstance(document, Record) else parse_record(document)
+    alike = seat_names.clash(record.seats)
+    if alike is not None:
+        raise RecordError(alike.message, f"$.header.seats[{alike.second}]")
     facts = import_facts(record)
     notes = [_imported_note(facts, number, note) for number, note in enumerate(record.annotations)]
     return Import(record, facts, notes, imported_game_id(facts))

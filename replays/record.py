@@ -38,6 +38,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
+from domain import json_text
 from domain.rules import commands as cmd
 from domain.rules import events as ev
 from domain.rules.beans import label
@@ -300,14 +301,14 @@ def schema() -> dict[str, Any]:
     return json.loads(text)
 
 
-def _inlined(node: Any, defs: Mapping[str, Any]) -> Any:
+def inlined(node: Any, defs: Mapping[str, Any]) -> Any:
     """`node` with every `{"$ref": "#/$defs/name"}` replaced by its definition (none recurse)."""
     if isinstance(node, dict):
         if set(node) == {"$ref"}:
-            return _inlined(defs[node["$ref"].removeprefix("#/$defs/")], defs)
-        return {key: _inlined(value, defs) for key, value in node.items()}
+            return inlined(defs[node["$ref"].removeprefix("#/$defs/")], defs)
+        return {key: inlined(value, defs) for key, value in node.items()}
     if isinstance(node, list):
-        return [_inlined(item, defs) for item in node]
+        return [inlined(item, defs) for item in node]
     return node
 
 
@@ -334,7 +335,7 @@ def _validators() -> tuple[Draft202012Validator, dict[str, Draft202012Validator]
     command = defs["command"]
     document = {**published, "properties": {**published["properties"], "commands": True}}
     by_type = {
-        branch["if"]["properties"]["type"]["const"]: RecordValidator(_inlined(branch["then"], defs))
+        branch["if"]["properties"]["type"]["const"]: RecordValidator(inlined(branch["then"], defs))
         for branch in command["allOf"]
     }
     by_type[""] = RecordValidator({key: value for key, value in command.items() if key != "allOf"})
@@ -407,7 +408,9 @@ def date_problem(text: str | None) -> str | None:
 def load_record(text: str | bytes) -> Record:
     """Parse a record from JSON text."""
     try:
-        document = json.loads(text)
+        document = json_text.loads(text)
+    except json_text.DuplicateKey as error:
+        raise RecordError(str(error), error.path) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise RecordError(f"not JSON: {error}") from None
     return parse_record(document)

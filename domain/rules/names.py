@@ -42,11 +42,14 @@ def printable(text: str) -> bool:
     """Whether `text` holds only characters a name may hold, its joiners only between others."""
     if text[:1] in JOINERS or text[-1:] in ("\u200c", "\u200d"):
         return False
-    return all(
-        (unicodedata.category(character) not in UNPRINTABLE or character in JOINERS)
-        and character not in BLANKS
-        for character in text
-    )
+    return all(printable_character(character) for character in text)
+
+
+def printable_character(character: str) -> bool:
+    """Whether a name may hold `character` (a joiner only between others: `printable`)."""
+    return (
+        unicodedata.category(character) not in UNPRINTABLE or character in JOINERS
+    ) and character not in BLANKS
 
 
 def name_problem(name: str) -> str | None:
@@ -64,8 +67,12 @@ def name_problem(name: str) -> str | None:
 
 
 def visible(text: str) -> bool:
-    """Whether `text` holds a character that shows: a letter, digit, punctuation or symbol."""
-    return any(unicodedata.category(character)[0] in VISIBLE for character in text)
+    """Whether `text` holds a character that shows: a letter, digit, punctuation or symbol, but
+    not one of the `BLANKS` (which are letters and symbols that show nothing)."""
+    return any(
+        unicodedata.category(character)[0] in VISIBLE and character not in BLANKS
+        for character in text
+    )
 
 
 def name_key(name: str) -> str:

@@ -14,13 +14,14 @@ from flask import Flask
 from flask.testing import FlaskClient
 from marshmallow import fields
 from sqlalchemy import exc as sql_errors
-from werkzeug.test import EnvironBuilder
+from werkzeug.test import EnvironBuilder, TestResponse
 
 from api import games as games_module
 from api.app import MAX_BODY_BYTES
 from api.blueprint import LONE_SURROGATE, NOT_A_NUMBER
 from domain.rules import names
 from projections import runner
+from replays.record import RecordError, load_record
 
 from .conftest import web_app
 from .support import CreatedGame, assert_envelope, bearer, command, create_game
@@ -68,26 +69,35 @@ def test_a_json_body_that_cannot_be_read_is_a_400_on_every_operation_with_a_body
     client: FlaskClient, game: CreatedGame, kind: str
 ) -> None:
     sent, message = UNREADABLE[kind]
+
+    answered = sent_to_every_operation_with_a_body(client, game, sent)
+
+    for operation, response in answered.items():
+        body = assert_envelope(response, 400, "bad_request")
+        assert body["errors"] == {"json": [message]}, operation
+    assert ("post", "/api/games/{game_id}/commands") in answered
+    assert len(answered) >= 8
+
+
+def sent_to_every_operation_with_a_body(
+    client: FlaskClient, game: CreatedGame, sent: str
+) -> dict[tuple[str, str], TestResponse]:
+    """The answers to `sent` as the JSON body of each operation of the OpenAPI document that
+    takes one (on `game`, as its seat 0), by (method, path)."""
     document = client.get("/openapi.json").get_json()
     answered = {}
-
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
             if method != "parameters" and "requestBody" in operation:
                 url = path.replace("{game_id}", game.id).replace("{note}", "1")
-                response = client.open(
+                answered[method, path] = client.open(
                     url,
                     method=method.upper(),
                     data=sent,
                     content_type="application/json",
                     headers=game.seat(0),
                 )
-                body = assert_envelope(response, 400, "bad_request")
-                assert body["errors"] == {"json": [message]}, (method, path)
-                answered[method, path] = response.status_code
-
-    assert ("post", "/api/games/{game_id}/commands") in answered
-    assert len(answered) >= 8
+    return answered
 
 
 def test_a_surrogate_pair_escaped_in_a_json_body_is_read_as_its_character(
@@ -117,6 +127,49 @@ def test_an_unknown_field_is_a_schema_violation(client: FlaskClient, game: Creat
 
     body = assert_envelope(response, 422, "validation_error")
     assert body["errors"] == {"json": {"colour": ["Unknown field."]}}
+
+
+DUPLICATE_KEYS = {
+    "top-level": ('{"seats": ["Ana", "Ben"], "seats": ["Ana", "Ben", "Cleo"]}', "seats", "$"),
+    "nested": (
+        '{"seats": ["Ana", "Ben"], "options": {"tie_break": ["shared"], "tie_break": []}}',
+        "tie_break",
+        "$.options",
+    ),
+    "in-a-list": ('{"commands": [{}, {"type": "plant", "type": "draw"}]}', "type", "$.commands[1]"),
+    "no-identifier": ('{"seats": [], "options": {"a b": 1, "a b": 2}}', "a b", "$.options"),
+}
+"""Bodies with an object naming a key twice: the key and the JSON path of the object."""
+
+
+@pytest.mark.parametrize("kind", list(DUPLICATE_KEYS))
+def test_a_json_object_naming_a_key_twice_is_a_400_naming_the_key_and_where(
+    client: FlaskClient, game: CreatedGame, kind: str
+) -> None:
+    sent, key, where = DUPLICATE_KEYS[kind]
+
+    answered = sent_to_every_operation_with_a_body(client, game, sent)
+
+    for operation, response in answered.items():
+        body = assert_envelope(response, 400, "bad_request")
+        assert f"the object at {where} names the key {key!r} more than once" in body["message"], (
+            operation
+        )
+        (member,) = body["errors"]["json"]
+        assert member.startswith(where)
+        assert key in member
+    assert ("post", "/api/records") in answered
+    assert ("post", "/api/records/verification") in answered
+
+
+def test_a_record_file_naming_a_key_twice_is_refused_naming_the_key_and_where() -> None:
+    text = '{"format": "bohnanza-record/1", "header": {"mode": "digital", "mode": "tabletop"}}'
+
+    with pytest.raises(RecordError) as refused:
+        load_record(text)
+
+    assert refused.value.path == "$.header.mode"
+    assert "'mode' more than once" in refused.value.message
 
 
 def test_a_json_value_that_is_not_an_object_is_a_schema_violation(
@@ -300,6 +353,56 @@ def test_seat_names_that_differ_only_by_an_invisible_character_are_a_422(
     assert "seat names must differ" in body["message"]
     assert list(body["errors"]["json"]) == ["seats"]
     assert body["rule"] == "RULES §3.1"
+
+
+@pytest.mark.parametrize(
+    ("seats", "message"),
+    [
+        (
+            ["Ana", "Ben", "\u0410na"],
+            "seat 2's name 'Аna' looks the same as seat 0's 'Ana' "
+            "('А' is U+0410 CYRILLIC CAPITAL LETTER A)",
+        ),
+        (
+            ["Ana", "\uff21\uff4e\uff41"],
+            "seat 1's name 'Ａｎａ' looks the same as seat 0's 'Ana' "
+            "('Ａ' is U+FF21 FULLWIDTH LATIN CAPITAL LETTER A, "
+            "'ｎ' is U+FF4E FULLWIDTH LATIN SMALL LETTER N, "
+            "'ａ' is U+FF41 FULLWIDTH LATIN SMALL LETTER A)",
+        ),
+        (["Ana", "ana"], "seat 1's name 'ana' differs from seat 0's 'Ana' only in letter case"),
+        (["ANA", "Ben", "ana"], "seat 2's name 'ana' differs from seat 0's 'ANA' only in letter"),
+        (
+            ["\uff21\uff4e\uff41", "ana"],
+            "seat 1's name 'ana' looks the same as seat 0's 'Ａｎａ', letter case aside",
+        ),
+        (
+            ["Max", "\u041c\u0430\u0445"],
+            "seat 1's name 'Мах' looks the same as seat 0's 'Max' ('М' is U+041C CYRILLIC",
+        ),
+    ],
+    ids=["cyrillic-a", "fullwidth", "case", "case-later-seat", "fullwidth-and-case", "cyrillic"],
+)
+def test_seat_names_people_cannot_tell_apart_are_a_422_saying_which_and_why(
+    client: FlaskClient, seats: list[str], message: str
+) -> None:
+    response = client.post("/api/games", json={"seats": seats})
+
+    body = assert_envelope(response, 422, "invalid_setup")
+    assert body["message"].startswith(message), body["message"]
+    assert body["message"].endswith("seats need names people can tell apart")
+    assert list(body["errors"]["json"]) == ["seats"]
+
+
+@pytest.mark.parametrize(
+    "seats",
+    [["Ana", "Anna", "Ann"], ["Eva", "Ewa"], ["Zoe", "Zoë"], ["Jose", "José"], ["Ian", "Lan"]],
+    ids=["doubled-letter", "w-and-v", "diaeresis", "accent", "capital-i-and-l"],
+)
+def test_seat_names_that_look_different_make_a_game(client: FlaskClient, seats: list[str]) -> None:
+    response = client.post("/api/games", json={"seats": seats})
+
+    assert response.status_code == 201, response.get_json()
 
 
 @pytest.mark.parametrize(

@@ -16,9 +16,17 @@ from api import tables
 from api.security import TOKEN_BYTES, TOKEN_PREFIX, digest
 from domain.bots import BOTS, Table, play_stored
 from domain.rules.commands import Plant
+from domain.rules.events import EVENT_TYPES
 from replays.record import schema as record_schema
 
-from .support import SEATS, CreatedGame, assert_envelope, command, create_game
+from .support import (
+    SEATS,
+    CreatedGame,
+    assert_envelope,
+    command,
+    create_game,
+    documented_schema,
+)
 
 
 def finish_bot_game(web: Flask, seats: list[str], seed: int) -> uuid.UUID:
@@ -583,6 +591,49 @@ def test_every_body_the_server_refuses_unknown_keys_in_is_documented_as_closed(
     assert "Command" in bodies
     assert {name: schemas[name].get("additionalProperties") for name in bodies} == dict.fromkeys(
         bodies, False
+    )
+
+
+@pytest.mark.parametrize(
+    ("component", "body", "valid"),
+    [
+        ("Command", {"type": "plant", "field": 0}, True),
+        ("Command", {"type": "offer", "to": 1, "wants": [], "expected_version": 3}, True),
+        ("Command", {"type": "reveal", "hands": [["red"]]}, False),
+        ("Command", {"type": "offer", "wants": []}, False),
+        ("Command", {"type": "deal"}, False),
+        ("GameCreate", {"seats": ["Ana", "Zoë", "👨\u200d👩\u200d👧"]}, True),
+        ("GameCreate", {"seats": ["Ana", "Ana"]}, False),
+        ("GameCreate", {"seats": ["Ana", "Ben\u0007"]}, False),
+        ("GameCreate", {"seats": ["Ana", "Ben\u202e"]}, False),
+        ("GameCreate", {"seats": ["Ana", "   "]}, False),
+        ("GameCreate", {"seats": ["Ana", "\u200dBen"]}, False),
+        ("GameCreate", {"seats": ["Ana", "Ben"], "options": {"tie_break": ["shared"]}}, True),
+        ("GameCreate", {"seats": ["Ana", "Ben"], "options": {"tie_break": []}}, False),
+        ("GameCreate", {"seats": ["Ana", "Ben"], "options": {"allow_retrade": "true"}}, False),
+        ("GameCreate", {"seats": ["Ana", "Ben"], "options": {"colour": "red"}}, False),
+        ("NoteCreate", {"step": 1, "text": "!", "author": "Guest Ana"}, True),
+        ("NoteCreate", {"step": 1, "text": "!", "author": "Ana\u200b"}, False),
+        ("NoteCreate", {"step": 1, "text": "\u200b \u2060"}, False),
+        ("NoteCreate", {"step": 1, "text": "for you", "visibility": "seat", "seat": 1}, True),
+        ("NoteCreate", {"step": 1, "text": "for you", "visibility": "seat"}, False),
+        ("NoteCreate", {"step": 1, "text": "for all", "seat": 1}, False),
+    ],
+)
+def test_the_document_says_which_bodies_the_service_takes(
+    client: FlaskClient, component: str, body: dict, valid: bool
+) -> None:
+    assert documented_schema(client, component).is_valid(body) == valid
+
+
+def test_the_document_names_every_kind_of_fact_to_jump_to(client: FlaskClient) -> None:
+    document = client.get("/openapi.json").get_json()
+    parameters = document["paths"]["/api/games/{game_id}/jump"]["get"]["parameters"]
+
+    (kind,) = [parameter for parameter in parameters if parameter["name"] == "kind"]
+    assert set(EVENT_TYPES) < set(kind["schema"]["enum"])
+    assert {"field-harvested", "field_harvested", "third-field-bought"} < set(
+        kind["schema"]["enum"]
     )
 
 

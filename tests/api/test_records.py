@@ -14,7 +14,7 @@ from domain.bots import BOTS, Table, play_stored, simulate_under
 from replays.record import export_record
 from tests.builders import house_rules
 
-from .support import assert_envelope, create_game
+from .support import assert_envelope, create_game, documented_schema
 
 
 def finished_game(web: Flask, client: FlaskClient, **body: object) -> str:
@@ -47,6 +47,16 @@ def test_an_export_s_place_and_tags_are_printable_text(web, client, query):
     assert list(body["errors"]["query"]) == list(query)
 
 
+def test_an_exported_record_is_what_the_document_says_the_record_body_is(client, record):
+    documented = documented_schema(client, "RecordDocument")
+
+    assert documented.is_valid(record)
+    assert not documented.is_valid({**record, "format": "bohnanza-record/2"})
+    assert not documented.is_valid({**record, "commands": [{"type": "draw", "hands": []}]})
+    assert not documented.is_valid({**record, "header": {**record["header"], "seats": ["A\x07"]}})
+    assert not documented.is_valid({**record, "chance": None})  # a digital game's record
+
+
 def test_a_running_game_cannot_be_exported(client):
     game = create_game(client)
 
@@ -62,6 +72,27 @@ def test_importing_a_legal_record_makes_a_new_game_with_the_same_events(client, 
     assert again["commands"] == record["commands"]
     assert again["result"] == record["result"]
     assert len(body["seats"]) == 4
+
+
+@pytest.mark.parametrize("lookalike", ["ANA", "\u0410na"], ids=["case", "cyrillic-a"])
+def test_a_record_whose_seats_people_cannot_tell_apart_is_not_imported(client, record, lookalike):
+    record["header"]["seats"][2] = lookalike
+
+    response = client.post("/api/records", json=record)
+
+    body = assert_envelope(response, 422, "invalid_record")
+    (message,) = body["errors"]["json"]["$.header.seats[2]"]
+    assert message.startswith(f"seat 2's name {lookalike!r}")
+    assert "seat 0's 'Ana'" in message
+
+
+def test_a_record_whose_seats_look_alike_is_still_verified(client, record):
+    record["header"]["seats"][2] = "\u0410na"
+
+    response = client.post("/api/records/verification", json={"record": record})
+
+    assert response.status_code == 200, response.get_json()
+    assert response.get_json()["verdict"] == "legal"
 
 
 def test_a_record_imported_again_is_a_409_naming_its_game_and_the_first_tokens_still_work(

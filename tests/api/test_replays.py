@@ -161,7 +161,7 @@ def test_jumping_back_finds_the_previous_fact_of_a_kind(client, finished):
 @pytest.mark.parametrize(
     ("query", "status", "code"),
     [
-        ("kind=Teleported", 422, "invalid_input"),
+        ("kind=Teleported", 422, "validation_error"),
         ("turn=999", 404, "not_found"),
         ("", 422, "validation_error"),
     ],
@@ -175,7 +175,7 @@ def test_a_jump_that_cannot_be_made_is_refused(client, finished, query, status, 
 def test_an_unknown_kind_to_jump_to_is_named_under_the_query(client, finished):
     game, _ = finished
 
-    body = assert_envelope(client.get(f"{game.url}/jump?kind=Teleported"), 422, "invalid_input")
+    body = assert_envelope(client.get(f"{game.url}/jump?kind=Teleported"), 422, "validation_error")
 
     assert list(body["errors"]) == ["query"]
     assert "no kind of fact is called 'Teleported'" in body["errors"]["query"]["kind"][0]

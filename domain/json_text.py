@@ -1,0 +1,81 @@
+"""JSON text read so that it means one thing: an object naming a key twice is refused.
+
+RFC 8259 §4 says an object's names SHOULD be unique and leaves a repeated one's meaning to the
+reader: the standard library keeps the last value, other readers the first, or both. A request or
+a record read here one way may have meant the other to whoever sent it, so such a document is
+refused instead, naming the key and where it repeats.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+class DuplicateKey(ValueError):
+    """The object at `parent` (a JSONPath) names `key` more than once; `path` is the member's."""
+
+    def __init__(self, key: str, parent: str) -> None:
+        super().__init__(
+            f"the object at {parent} names the key {key!r} more than once (JSON leaves which "
+            "one counts to the reader); send each key once"
+        )
+        self.key = key
+        self.path = parent + _step(key)
+
+
+def loads(text: str | bytes) -> Any:
+    """`json.loads`, but DuplicateKey for an object naming a key twice (the first such object
+    in the document's order). Other errors are json.loads' own."""
+    repeated: dict[int, str] = {}  # id of an object holding a key twice → that key
+    objects: list[dict[str, Any]] = []  # keeps those objects alive, so their ids stay theirs
+
+    def member_pairs(pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
+        members = dict(pairs)
+        if len(members) != len(pairs):
+            repeated[id(members)] = _repeated_key(pairs)
+            objects.append(members)
+        return members
+
+    document = json.loads(text, object_pairs_hook=member_pairs)
+    if repeated:
+        raise _first_duplicate(document, repeated)
+    return document
+
+
+def _repeated_key(pairs: Sequence[tuple[str, Any]]) -> str:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            return key
+        seen.add(key)
+    raise AssertionError("called for pairs with a repeated key")
+
+
+def _first_duplicate(document: Any, repeated: dict[int, str]) -> DuplicateKey:
+    """The DuplicateKey of the first object of `repeated` met in document order."""
+    pending: list[tuple[Any, str]] = [(document, "$")]
+    while pending:
+        value, path = pending.pop()
+        if isinstance(value, dict):
+            key = repeated.get(id(value))
+            if key is not None:
+                return DuplicateKey(key, path)
+            members = [(item, path + _step(name)) for name, item in value.items()]
+        elif isinstance(value, list):
+            members = [(item, f"{path}[{index}]") for index, item in enumerate(value)]
+        else:
+            continue
+        pending.extend(reversed(members))  # so that the first member is looked at first
+    raise AssertionError("every object noted is in the document")
+
+
+def _step(key: str) -> str:
+    """The JSONPath step to a member: `.key`, or `["key"]` for a key that is no identifier."""
+    if _IDENTIFIER.fullmatch(key):
+        return f".{key}"
+    return f"[{json.dumps(key, ensure_ascii=False)}]"
