@@ -28,8 +28,8 @@ TABLETOP = redecide(PLAYED, tabletop=True)
 
 
 def correct(stream: list[ev.Event], *changes: cmd.Change) -> list[ev.Event]:
-    """The stream with one more correction, decided on it."""
-    return [*stream, decide_correction(stream, cmd.Correct(changes))]
+    """The stream with one more correction, decided on the game as corrected so far."""
+    return [*stream, decide_correction(effective(stream), cmd.Correct(changes))]
 
 
 def first(kind: type[cmd.Command], facts: list[ev.Event], start: int = 0) -> int:

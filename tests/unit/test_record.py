@@ -239,8 +239,14 @@ def _a_deck_of_one_coffee(document: dict[str, Any]) -> None:
 
 MALFORMED = [
     # (id, mutation, JSON path, words of the message, whether the plain schema rejects it too)
-    ("no format", _delete(("format",)), "$.format", "reads bohnanza-record/1 records, not no", 1),
-    ("a later format", _set(("format",), "bohnanza-record/2"), "$.format", "not format", 1),
+    (
+        "no format",
+        _delete(("format",)),
+        "$.format",
+        "reads bohnanza-record/1 and bohnanza-record/2 records, not no",
+        1,
+    ),
+    ("a later format", _set(("format",), "bohnanza-record/3"), "$.format", "not format", 1),
     ("an unknown top-level key", _set(("moves",), []), "$", "'moves' was unexpected", 1),
     ("no seats", _delete(("header", "seats")), "$.header", "'seats' is a required property", 1),
     ("an empty seat name", _set(("header", "seats", 0), ""), "$.header.seats[0]", "non-empty", 1),
