@@ -235,8 +235,8 @@ def test_a_game_started_before_sandboxes_existed_reads_back_as_a_played_game(
     game_id = app.start_game(SEATS, seed=6).game_id
     first, *rest = app.recorder.select_events(game_id)
     payload = json.loads(first.state)
-    assert (payload["class_version"], payload["sandbox"]) == (2, False)
-    del payload["class_version"], payload["sandbox"]  # as version 1 stored it
+    assert (payload["class_version"], payload["sandbox"], payload["hands"]) == (3, False, "known")
+    del payload["class_version"], payload["sandbox"], payload["hands"]  # as version 1 stored it
     old_id = uuid4()
     app.recorder.insert_events(
         [
@@ -250,6 +250,24 @@ def test_a_game_started_before_sandboxes_existed_reads_back_as_a_played_game(
     assert isinstance(started, ev.GameStarted)
     assert started.sandbox is False
     assert app.state(old_id) == app.state(game_id)
+
+
+def test_a_game_started_before_unknown_hands_existed_reads_back_with_known_hands(
+    app: Bohnanza,
+) -> None:
+    started = app.start_game(SEATS, mode="tabletop")
+    first = app.recorder.select_events(started.game_id, limit=1)[0]
+    payload = json.loads(first.state)
+    payload["class_version"] = 2
+    del payload["hands"]  # as version 2 stored it
+    old_id = uuid4()
+    app.recorder.insert_events([StoredEvent(old_id, 1, first.topic, json.dumps(payload).encode())])
+
+    (fact,) = app.facts(old_id)
+
+    assert isinstance(fact, ev.GameStarted)
+    assert fact.hands == "known"
+    assert app.state(old_id).pools == ()
 
 
 def test_a_rejected_command_stores_nothing_and_leaves_the_version_unchanged(
