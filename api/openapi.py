@@ -71,9 +71,13 @@ class CommandTypes(BasePlugin):
         if schema is None or not isinstance(resolve_schema_instance(schema), CommandSchema):
             return None
         documented = definition["properties"]
-        return {
-            "oneOf": [_command_type(kind, cls, documented) for kind, cls in COMMAND_TYPES.items()]
+        # A correction's own commands (ChangeRequest.command) are any command but a correction.
+        kinds = {
+            kind: cls
+            for kind, cls in COMMAND_TYPES.items()
+            if "changes" in documented or kind not in ("correct", "undo")
         }
+        return {"oneOf": [_command_type(kind, cls, documented) for kind, cls in kinds.items()]}
 
 
 class NoteForOneSeat(BasePlugin):

@@ -240,3 +240,21 @@ def test_the_host_of_a_game_with_known_hands_enters_the_deal_and_refusals_cite_t
     refusal = page.inner_text("#entry-message .refusal")
     assert "RULES §7.1" in refusal
     screenshot(page, "recorder-refusal-390x844", full_page=False)
+
+
+def test_an_offer_made_from_a_players_own_page_is_marked_accepted(pages: Pages, site: Site) -> None:
+    recorder = create(pages, site, names="Ana, Ben, Cleo")
+    recorder.post(
+        [
+            cmd.Plant(0, 0, "blue"),
+            cmd.Reveal(0, ("chili", "soy")),
+            cmd.Offer(1, 0, hand=(2,), hand_beans=("red",), wants=("chili",)),
+        ]
+    )
+
+    recorder.entered("[data-key='accept-1-0']")
+
+    view = recorder.view()
+    assert view["offers"] == []
+    assert view["seats"][0]["trade_area"] == ["red"]
+    assert view["seats"][1]["trade_area"] == ["chili"]

@@ -31,6 +31,7 @@ const state = {
   secondPlant: false,
   trade: null,
   correcting: null,
+  accepting: null,
   answers: 0,
 };
 const ui = {};
@@ -824,11 +825,90 @@ function openOffers() {
           h(
             "div",
             { class: "buttons" },
+            acceptWays(offer),
             h("button", { type: "button", class: "decline", "data-key": `decline-${offer.id}`, onclick: () => send({ type: "decline", seat: offer.to, offer: offer.id }) }, "Declined"),
             h("button", { type: "button", class: "withdraw", "data-key": `withdraw-${offer.id}`, onclick: () => send({ type: "withdraw", seat: offer.proposer, offer: offer.id }) }, "Withdrawn"),
           ),
+          state.accepting?.offer === offer.id ? whichCards(offer) : null,
         ),
       ),
+    ),
+  );
+}
+
+/** The ways the offer's recipient can give what it wants (the engine lists them): one button
+ *  each, named by the cards given. With unknown hands, a way whose hand cards could come from
+ *  different draw piles asks which card each was first (it matters then). */
+function acceptWays(offer) {
+  const ways = (view().legal?.commands ?? []).filter((c) => c.type === "accept" && c.offer === offer.id);
+  const acceptor = view().seats[offer.to];
+  return ways.map((way, i) => {
+    const parts = [
+      ...way.hand.map((position, j) => (acceptor.hand ? `${label(acceptor.hand[position])} (hand ${position + 1})` : `${label(way.hand_beans[j])} from the hand`)),
+      ...way.revealed.map((bean) => `face-up ${label(bean)}`),
+      ...way.trade_area.map((bean) => `${label(bean)} from the trade area`),
+    ];
+    const text = ways.length === 1 ? "Accepted" : `Accepted: ${parts.join(", ") || "nothing"}`;
+    return h("button", { type: "button", class: "accept", "data-key": `accept-${offer.id}-${i}`, onclick: () => accept(offer, way) }, text);
+  });
+}
+
+function accept(offer, way) {
+  const piles = view().seats[offer.to].hand_piles;
+  const mixed = piles && new Set(piles).size > 1 && way.hand.length > 0;
+  if (!mixed) {
+    send(way);
+    return;
+  }
+  state.accepting = {
+    offer: offer.id,
+    way,
+    chosen: way.hand_beans.map((bean) => ({
+      bean,
+      position: null,
+      candidates: piles.map((pile, position) => ({ pile, position })).filter(({ pile }) => possibleBeans(pile).has(bean)).map(({ position }) => position),
+    })),
+  };
+  render();
+}
+
+function whichCards(offer) {
+  const accepting = state.accepting;
+  const piles = view().seats[offer.to].hand_piles;
+  const taken = (position) => accepting.chosen.some((c) => c.position === position);
+  const ready = accepting.chosen.every((c) => c.position !== null);
+  return h(
+    "div",
+    { class: "which" },
+    h("p", { class: "hint" }, `Which of ${seatName(offer.to)}'s cards (counted from the front)? They came from different draw piles.`),
+    accepting.chosen.map((given, i) =>
+      h(
+        "div",
+        { class: "chips", role: "group", "aria-label": label(given.bean) },
+        card(given.bean),
+        given.candidates.map((position) =>
+          h(
+            "button",
+            { type: "button", "aria-pressed": String(given.position === position), disabled: given.position !== position && taken(position), "data-key": `accept-which-${i}-${position}`, onclick: () => ((given.position = position), render()) },
+            `card ${position + 1} (pile ${piles[position] + 1})`,
+          ),
+        ),
+      ),
+    ),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "primary",
+        disabled: !ready,
+        id: "accept-chosen",
+        onclick: () => {
+          const chosen = [...accepting.chosen].sort((a, b) => a.position - b.position);
+          state.accepting = null;
+          send({ ...accepting.way, hand: chosen.map((c) => c.position), hand_beans: chosen.map((c) => c.bean) });
+        },
+      },
+      "Accepted",
     ),
   );
 }
