@@ -79,7 +79,11 @@ class ErrorSchema(Schema):
             "says it all"
         },
     )
-    rule = fields.String(metadata={"description": "The RULES.md section broken, e.g. RULES §8.3"})
+    rule = fields.String(
+        metadata={
+            "description": "The section of the rules reference broken, e.g. RULES §8.3 (/rules#s8.3)"
+        }
+    )
     current_version = fields.Integer(allow_none=True)
     first_illegal_step = fields.Dict(
         metadata={"description": "An illegal record's first refused command, rule and table"}
