@@ -6,6 +6,7 @@
 import { api, errorView } from "./api.js";
 import { beansText, card, label, loadBeans } from "./beans.js";
 import { fill, h, plural, say, typing } from "./dom.js";
+import { withRuleLinks } from "./rules.js";
 import { phaseText, renderTable, statusText } from "./table.js";
 import { adoptToken, fragment, gamesWithTokens, storedTokens, takeFragmentToken } from "./tokens.js";
 
@@ -80,7 +81,7 @@ async function setup() {
             h("option", { value: "" }, "ruleset default"),
             option.values.map((value) => h("option", { value: JSON.stringify(value) }, String(value))),
           ),
-      h("p", { class: "hint" }, `${option.description} (RULES §${option.section})`),
+      h("p", { class: "hint" }, withRuleLinks(`${option.description} (RULES §${option.section})`)),
     ),
   );
   const message = h("div", { "aria-live": "polite" });
