@@ -13,6 +13,7 @@ COPY domain ./domain
 COPY projections ./projections
 COPY replays ./replays
 COPY api ./api
+COPY docs/rules.md ./docs/rules.md
 RUN pip install . \
     && useradd --create-home --uid 10001 bohnanza
 

@@ -189,7 +189,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
             ],
             "info": {
                 "description": "Play, record and replay games of Bohnanza. Rule violations "
-                "cite RULES.md sections. Authenticate as a seat or host with "
+                "cite sections of the rules reference, served at `/rules` (`RULES §8.3` is "
+                "`/rules#s8.3`). Authenticate as a seat or host with "
                 "`Authorization: Bearer <token>`. Credentials sent with a request about a game must "
                 "be good ones: another game's token, or a wrong `X-Auditor-Token`, is a 401 on "
                 "every route under `/api/games/{game_id}`, those open to the public included.\n\n"

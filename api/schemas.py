@@ -105,8 +105,9 @@ class ErrorSchema(Schema):
     )
     rule = fields.String(
         metadata={
-            "description": "The RULES.md section broken or that says why, e.g. RULES §8.3 "
-            "(rule violations; a setup, ruleset or command refused with a section)"
+            "description": "The section of the rules reference broken or that says why, e.g. "
+            "RULES §8.3 (/rules#s8.3): rule violations, and a setup, ruleset or command refused "
+            "with a section"
         }
     )
     current_version = fields.Integer(allow_none=True)

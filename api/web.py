@@ -71,6 +71,17 @@ def play(game_id: UUID) -> Response:
     return _page("play.html", title="Live table", module="play.js", game_id=game_id)
 
 
+@web.route("/rules")
+def rules() -> Response:
+    """The rules reference (docs/rules.md), an anchor per section (`/rules#s8.3`, `#s14-E6`):
+    where the pages link the section a refusal cites. Served without a script."""
+    from .rulebook import rules_page  # Markdown's parser loads with the first request, not the CLI
+
+    response = secured(Response(render_template("rules.html", title="Rules", page=rules_page())))
+    response.headers["Cache-Control"] = "public, max-age=300"
+    return response
+
+
 @web.route("/beans.json")
 def beans() -> Response:
     """Every bean type with its card count and beanometer, straight from the rules' own table

@@ -50,7 +50,7 @@ SECTIONS: dict[str, str] = {
     "12.1": "house rules",
     "15": "rulesets",
 }
-"""Short titles of the RULES.md sections that rule violations cite."""
+"""Short titles of the sections of the rules reference (docs/rules.md) that rule violations cite."""
 
 
 class BohnanzaError(Exception):

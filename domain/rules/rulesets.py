@@ -272,21 +272,21 @@ OPTIONS: dict[str, Option] = {
         Option(
             "allow_retrade",
             "Cards received in a trade stay tradeable during phase 2 (trading-area house rule).",
-            "12.1",
+            "12.1 H1",
             (False, True),
         ),
         Option(
             "implicit_harvest",
             "Planting a different bean on an occupied field harvests that field first "
             "(bean protection still applies).",
-            "12.1",
+            "12.1 H2",
             (False, True),
         ),
         Option(
             "end_trigger",
             "last-card: the game ends when the last card of the final pass is drawn; "
             "failed-draw: it ends only when someone must draw from the empty pile.",
-            "12.1",
+            "12.1 H3",
             ("last-card", "failed-draw"),
         ),
         Option(
@@ -328,7 +328,7 @@ OPTIONS: dict[str, Option] = {
             "When the discard pile is empty at a reshuffle (with on-next-draw: when a card is "
             "next needed): cascade (counts as the next exhaustion) or end-game (the game ends "
             "as at a final exhaustion).",
-            "14",
+            "14 E6",
             ("cascade", "end-game"),
         ),
         Option(

@@ -2,6 +2,7 @@
 // ({code, status, message, errors, rule?}) turned into an ApiError.
 
 import { h } from "./dom.js";
+import { ruleLink, withRuleLinks } from "./rules.js";
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -67,9 +68,9 @@ export function errorView(error) {
     h(
       "p",
       {},
-      error.rule ? h("strong", { class: "rule" }, error.rule) : h("strong", {}, `Refused (${error.status})`),
+      error.rule ? h("strong", {}, ruleLink(error.rule, error.rule, { class: "rule" })) : h("strong", {}, `Refused (${error.status})`),
       " ",
-      message,
+      withRuleLinks(message),
     ),
     details.length ? h("ul", {}, details.map((line) => h("li", {}, line))) : null,
   );

@@ -2,6 +2,7 @@
 // Lines differ by colour and by dash pattern, and each ends with the seat's name.
 
 import { h, s } from "./dom.js";
+import { withRuleLinks } from "./rules.js";
 
 const SEAT_COLOURS = ["#0072b2", "#b34700", "#007a5a", "#a0467e", "#7a6200", "#3b3b98", "#222222"];
 const DASHES = [null, "7 3", "2 3", "9 3 2 3", "1 3", "12 4", "5 5"];
@@ -14,7 +15,7 @@ export function coinChart(timeline, { position = null, onPick = null, over = fal
   const points = timeline.points;
   if (!points.length) return h("p", { class: "muted" }, "No turns yet.");
   const known = points.flatMap((point) => point.coins.filter((coins) => coins !== null));
-  if (!known.length) return h("p", { class: "muted" }, "Coin counts are secret in this game (RULES §4.5).");
+  if (!known.length) return h("p", { class: "muted" }, withRuleLinks("Coin counts are secret in this game (RULES §4.5)."));
   const top = Math.max(4, ...known);
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = HEIGHT - MARGIN.top - MARGIN.bottom;

@@ -8,6 +8,7 @@
 import { api, errorView } from "./api.js";
 import { beansText, card, coinsFor, label, loadBeans } from "./beans.js";
 import { fill, h, plural, say, typing } from "./dom.js";
+import { withRuleLinks } from "./rules.js";
 import { renderTable, statusText } from "./table.js";
 import { adoptToken, fragment, gamesWithTokens, storedTokens, takeFragmentToken } from "./tokens.js";
 
@@ -86,7 +87,7 @@ async function setup() {
             h("option", { value: "" }, "ruleset default"),
             option.values.map((value) => h("option", { value: JSON.stringify(value) }, String(value))),
           ),
-      h("p", { class: "hint" }, `${option.description} (RULES §${option.section})`),
+      h("p", { class: "hint" }, withRuleLinks(`${option.description} (RULES §${option.section})`)),
     ),
   );
   const message = h("div", { "aria-live": "polite" });
