@@ -16,7 +16,7 @@ from flask import Response
 from domain.rules import events as ev
 from projections.views import HOST, SEAT, Viewer, render
 from replays import annotations, forks
-from replays.steps import Replay, Step, UnknownKind
+from replays.steps import Replay, UnknownKind
 
 from . import schemas
 from .blueprint import Blueprint
@@ -42,17 +42,6 @@ blp = Blueprint(
 )
 
 
-def _step(step: Step) -> dict[str, Any]:
-    return {
-        "position": step.position,
-        "turn": step.turn,
-        "phase": str(step.phase),
-        "actor": step.actor,
-        "kind": step.kind,
-        "summary": step.summary,
-    }
-
-
 def _viewer(game_id: UUID, query: dict[str, Any]) -> tuple[Replay, Viewer]:
     replay = services().views.replay(game_id)
     viewer = viewer_for(game_id, caller_for(game_id), perspective=query.get("perspective"))
@@ -60,13 +49,19 @@ def _viewer(game_id: UUID, query: dict[str, Any]) -> tuple[Replay, Viewer]:
 
 
 @blp.route("/games/<uuid:game_id>/steps", methods=["GET"])
+@blp.arguments(schemas.PerspectiveQuerySchema, location="query")
 @blp.response(200, schemas.StepListSchema)
-@documented(blp, 401, 404)
-def steps(game_id: UUID) -> dict[str, Any]:
-    """Every step of the game with its turn, phase, actor and a public one-line summary."""
-    replay = services().views.replay(game_id)
+@documented(blp, 401, 403, 404, 422)
+@blp.doc(security=TOKEN_AUDITOR_OR_NONE)
+def steps(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
+    """Every step of the game with its turn, phase, actor and a one-line summary.
+
+    The summary is the line the caller's viewer saw, as step_detail gives it: a seat's own draw
+    names the card ("Ben draws Blue"), the public's says "a card"."""
+    replay, viewer = _viewer(game_id, query)
+    seen = replay.steps_seen_by(viewer, auditor_rights=_auditor_rights())
     return {
-        "steps": [_step(step) for step in replay.steps()],
+        "steps": [step.to_dict() for step in seen],
         "turns": list(replay.turns()),
         "over": replay.is_over,
         "open_to_all": open_to_all(game_id),
@@ -89,7 +84,7 @@ def step_detail(query: dict[str, Any], game_id: UUID, position: int) -> dict[str
     facts = replay.facts
     notes = annotations.notes_for(services().app, game_id, facts, viewer, step=position)
     return {
-        "step": _step(changed.step),
+        "step": changed.step.to_dict(),
         "summary": changed.summary,
         "event": {"type": changed.fact.kind, "payload": changed.fact.payload()},
         "changes": [

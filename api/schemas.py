@@ -706,6 +706,16 @@ class PerspectiveQuerySchema(Schema):
     )
 
 
+class LiveQuerySchema(PerspectiveQuerySchema):
+    after = QueryInteger(
+        validate=validate.Range(min=0),
+        metadata={
+            "description": "The version the client has: the first event lists the steps after "
+            "it (without it, none). A Last-Event-ID header takes its place"
+        },
+    )
+
+
 class StepSchema(Schema):
     position = fields.Integer(required=True, metadata={"description": "1 = the game's start"})
     turn = fields.Integer(required=True)

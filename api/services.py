@@ -23,6 +23,7 @@ from projections.views import Viewer, ViewFold
 from replays.steps import Replay
 
 from . import tables
+from .live_hub import LiveHub
 from .security import ANSWERS_KEPT, IN_FLIGHT_LIMIT, IdempotencyStore, TokenStore
 
 log = logging.getLogger(__name__)
@@ -172,6 +173,8 @@ class Services:
             self.engine, in_flight_limit, answers_kept, stored=self.app.request_key_stored
         )
         self.views = GameViews(self.app)
+        self.live = LiveHub(self.views, self.app.position)
+        """The streams of games followed live (api/live.py)."""
         self.inline_projections = inline_projections
         self._catching_up = threading.Lock()
         self.background = CatchUpInBackground(self.catch_up) if inline_projections else None
@@ -199,6 +202,7 @@ class Services:
         self.catch_up()
 
     def close(self) -> None:
+        self.live.close()
         if self.background is not None:
             self.background.close()
         self.projector.close()

@@ -18,8 +18,9 @@ and moving on one step from the last step asked costs one `evolve`.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -64,6 +65,17 @@ class Step:
     kind: str
     summary: str
     """Public text, e.g. "T12 Ana harvests field 1 (6 Blue) → 2 coins"."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The step as the API lists it."""
+        return {
+            "position": self.position,
+            "turn": self.turn,
+            "phase": str(self.phase),
+            "actor": self.actor,
+            "kind": self.kind,
+            "summary": self.summary,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +180,43 @@ def event_kind(kind: str) -> str:
     return name
 
 
+def step_line(fact: ev.Event, names: Sequence[str], turn: int) -> str:
+    """A step's line for the viewer its fact was redacted for, e.g. "T12 Ben draws Blue": the
+    cards that viewer knew, "a card" for the others (the public's line names none it did not)."""
+    line = describe(fact, names, show_hidden=_hides_nothing(list(fact.payload().values())))
+    return f"T{turn} {line}"
+
+
+class StepCounter:
+    """A game's steps as its facts come: each one's turn, phase and actor from the public table
+    before it (step 1: the table it sets), and its public line."""
+
+    def __init__(self, names: Sequence[str], mode: str) -> None:
+        self.names = tuple(names)
+        self.mode = mode
+        self.table: GameState | None = None
+        self.steps: list[Step] = []
+
+    def extend(self, facts: Iterable[ev.Event]) -> list[Step]:
+        """The steps of `facts`, the game's next facts (whole or redacted for the public)."""
+        public = [redact(fact, PUBLIC_VIEWER, self.mode) for fact in facts]
+        new: list[Step] = []
+        for fact, after in zip(public, scan(public, self.table), strict=True):
+            table = after if self.table is None else self.table
+            step = Step(
+                len(self.steps) + 1,
+                table.turn,
+                table.phase,
+                actor_of(fact),
+                fact.kind,
+                step_line(fact, self.names, table.turn),
+            )
+            self.steps.append(step)
+            new.append(step)
+            self.table = after
+        return new
+
+
 class _Timeline:
     """One viewer's redacted facts and tables: checkpoints, and a cursor at the last step asked."""
 
@@ -254,23 +303,19 @@ class Replay:
             self._steps = tuple(self._public_steps())
         return self._steps
 
-    def _public_steps(self) -> Iterator[Step]:
-        public = self._timeline(PUBLIC_VIEWER)
-        names = self.names
-        before: GameState | None = None
-        for position, fact in enumerate(public.facts, start=1):
-            after = public.view_at(position)
-            table = after if before is None else before
-            summary = describe(fact, names)
-            yield Step(
-                position,
-                table.turn,
-                table.phase,
-                actor_of(fact),
-                fact.kind,
-                f"T{table.turn} {summary}",
-            )
-            before = after
+    def _public_steps(self) -> list[Step]:
+        return StepCounter(self.names, self.mode).extend(self.facts)
+
+    def steps_seen_by(self, viewer: Viewer, *, auditor_rights: bool = False) -> tuple[Step, ...]:
+        """Every step, its line as `viewer` saw it (the headline `changes` gives for it): a
+        seat's own draw names its card ("Ben draws Blue") where the public's says "a card"."""
+        if viewer == PUBLIC_VIEWER:
+            return self.steps()
+        facts = self._allowed(viewer, auditor_rights).facts
+        return tuple(
+            dataclasses.replace(step, summary=step_line(fact, self.names, step.turn))
+            for step, fact in zip(self.steps(), facts, strict=True)
+        )
 
     def step(self, position: int) -> Step:
         """Step `position` (1 = GameStarted); NotFound outside the record."""
@@ -304,8 +349,8 @@ class Replay:
         after = _rendered(timeline.view_at(position), viewer)
         timeline.rendered = (position, after)
         fact = timeline.facts[position - 1]
-        line = describe(fact, self.names, show_hidden=_hides_nothing(list(fact.payload().values())))
-        return StepChanges(step, fact, f"T{step.turn} {line}", tuple(diff(before, after)))
+        line = step_line(fact, self.names, step.turn)
+        return StepChanges(step, fact, line, tuple(diff(before, after)))
 
     def check_viewer(self, viewer: Viewer, *, auditor_rights: bool = False) -> None:
         """Raise NotAllowed for an auditor the record may not be shown to yet, NotFound for a seat

@@ -513,6 +513,7 @@ def test_the_openapi_document_lists_every_endpoint(client: FlaskClient) -> None:
         "/api/games/{game_id}/legal",
         "/api/games/{game_id}/commands",
         "/api/games/{game_id}/events",
+        "/api/games/{game_id}/live",
         "/api/games/{game_id}/scoreboard",
         "/api/leaderboard",
         "/api/health",
