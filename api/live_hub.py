@@ -76,6 +76,11 @@ def _json(document: Any) -> bytes:
         return json.dumps(document, separators=(",", ":")).encode()
 
 
+def chunked(message: bytes) -> bytes:
+    """`message` as one chunk of a body in chunked transfer coding (RFC 9112 §7.1)."""
+    return b"%x\r\n%s\r\n" % (len(message), message)
+
+
 def update_message(version: int, steps: list[dict[str, Any]], view: dict[str, Any]) -> bytes:
     """One server-sent event: the game at `version` as one viewer sees it, and the steps it
     saw since the last message."""
@@ -141,10 +146,10 @@ class Stream:
         is in chunked transfer coding, which the hub's writes keep up."""
         self.hub.adopt(self, sock, chunked)
 
-    def deliver(self, message: bytes) -> None:
-        """Send a message (on the hub's thread, or while subscribing under the game's lock)."""
+    def deliver(self, message: bytes, chunk: bytes | None = None) -> None:
+        """Send a message (`chunk`: the same in chunked transfer coding, if made already)."""
         if self._outlet is not None:
-            self._outlet.send(message)
+            self._outlet.send(message, chunk)
         else:
             self._queue.put(message)
 
@@ -165,15 +170,17 @@ class _Outlet:
         self.sock = sock
         self.chunked = chunked
         self.buffer = bytearray()
+        self.writing = False
+        """Registered for the socket becoming writable (the buffer holds what it did not take)."""
         self.finishing = False
         self.closed = False
         sock.setblocking(False)
 
-    def send(self, message: bytes) -> None:
+    def send(self, message: bytes, chunk: bytes | None = None) -> None:
         if self.closed or self.finishing:
             return
         if self.chunked:
-            message = b"%x\r\n%s\r\n" % (len(message), message)
+            message = chunk or chunked(message)
         self.buffer += message
         if len(self.buffer) > BUFFER_LIMIT:
             self.hub._drop(self)  # a client that does not read; it catches up when it returns
@@ -201,7 +208,9 @@ class _Outlet:
         if not self.buffer and self.finishing:
             self.hub._drop(self)
             return
-        self.hub._want_write(self, bool(self.buffer))
+        if self.writing != bool(self.buffer):
+            self.writing = bool(self.buffer)
+            self.hub._want_write(self, self.writing)
 
     def readable(self) -> None:
         """The client sent something: the end of its side (anything else is ignored)."""
@@ -349,7 +358,7 @@ class LiveHub:
         if start >= end:
             return []
         counter = watched.counter
-        facts = [recorded.fact for recorded in self.views.facts(game_id)[:end]]
+        facts = [recorded.fact for recorded in self.views.facts_until(game_id, end)]
         if len(counter.steps) < end:
             counter.extend(facts[len(counter.steps) :])
         steps = counter.steps[start:end]
@@ -378,8 +387,9 @@ class LiveHub:
                 message = update_message(version, steps, document)
                 channel.sent, channel.view = version, document
                 over = view.is_over
+                chunk = chunked(message)
                 for stream in list(channel.streams):
-                    stream.deliver(message)
+                    stream.deliver(message, chunk)
                     if over:
                         stream.deliver(END)
                         stream.finish()

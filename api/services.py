@@ -72,6 +72,15 @@ class GameViews:
             self._refresh(game_id, entry)
             return list(entry.facts)
 
+    def facts_until(self, game_id: UUID, version: int) -> list[RecordedFact]:
+        """The game's first `version` facts, asking the store only if this process holds
+        fewer (a view's version is one this process has held)."""
+        entry = self._entry(game_id)
+        with entry.lock:
+            if len(entry.facts) < version:
+                self._refresh(game_id, entry)
+            return entry.facts[:version]
+
     def started(self, game_id: UUID) -> ev.GameStarted:
         """The game's first fact (NotFound for an unknown game): it never changes, so the store
         is asked only for a game this process has not seen yet."""
