@@ -326,6 +326,7 @@ def _record(record: queries.GameRecord) -> dict[str, Any]:
         "turns": record.turns,
         "winners": record.winners,
         "decided_by": record.decided_by,
+        "scores": record.scores,
     }
 
 

@@ -408,6 +408,14 @@ class GameListItemSchema(Schema):
     turns = fields.Integer(required=True)
     winners = fields.List(fields.String(), required=True)
     decided_by = fields.String(required=True, allow_none=True)
+    scores = fields.List(
+        fields.Integer(allow_none=True),
+        required=True,
+        metadata={
+            "description": "Each seat's coins, by seat (its final score once the game has "
+            "ended); null while a secret treasury (coin_counts_visible false) keeps them hidden"
+        },
+    )
 
 
 class GameListSchema(Schema):
