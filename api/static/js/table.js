@@ -14,6 +14,13 @@ export function names(view) {
   return view.seats.map((seat) => seat.name);
 }
 
+/** How a tie for most coins was broken, in the rulebook's words (RULES §10.7); a shared win
+ * needs none (its verb says it). */
+const TIE_BREAKS = {
+  "most-hand-cards": "most hand cards",
+  "seat-distance": "furthest clockwise from the start player",
+};
+
 /** "Game over — Ana 12, Ben 9; Ana wins". */
 function resultText(view) {
   const result = view.result;
@@ -21,7 +28,7 @@ function resultText(view) {
   const who = names(view);
   const scores = result.scores.map((score, seat) => `${who[seat]} ${score}`).join(", ");
   const winners = result.winners.map((seat) => who[seat]).join(" and ");
-  const how = result.decided_by ? ` (tie broken by ${result.decided_by})` : "";
+  const how = TIE_BREAKS[result.decided_by] ? ` (tie broken by ${TIE_BREAKS[result.decided_by]})` : "";
   return `Game over — ${scores}; ${winners} ${result.winners.length === 1 ? "wins" : "share the win"}${how}`;
 }
 
