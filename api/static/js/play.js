@@ -241,7 +241,7 @@ function layout() {
     h(
       "div",
       { class: "play-grid" },
-      h("div", { class: "play-table" }, ui.table),
+      h("div", { class: "play-table" }, h("h2", { class: "visually-hidden" }, "The table"), ui.table),
       h("section", { class: "panel play-actions", "aria-labelledby": "actions-title" }, h("h2", { id: "actions-title" }, "Your moves"), ui.message, ui.actions),
       h("section", { class: "panel play-log", "aria-labelledby": "log-title" }, h("h2", { id: "log-title" }, "Last events"), ui.log),
     ),

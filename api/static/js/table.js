@@ -65,7 +65,7 @@ function handView(seat, path, you) {
   if (seat.hand === null) {
     return h(
       "div",
-      { class: "hand hidden-hand", "data-path": path, "aria-label": `${seat.name}'s hand: ${plural(seat.hand_size, "card")}, face down` },
+      { class: "hand hidden-hand", "data-path": path, role: "group", "aria-label": `${seat.name}'s hand: ${plural(seat.hand_size, "card")}, face down` },
       h("span", { class: "zone-label" }, "Hand"),
       backs(seat.hand_size),
     );
