@@ -45,7 +45,7 @@ def test_the_index_lists_the_games_with_their_scores_and_opens_a_replay(
     for name, coins in zip(game["seats"], game["scores"], strict=True):
         assert f"{name} {coins}" in row.inner_text()
     assert row.locator(".scores .winner").all_inner_texts()[0].startswith(game["winners"][0])
-    assert "won by" in row.inner_text()
+    assert "won by Ana (tie broken by most hand cards)" in row.inner_text()
     screenshot(page, "index-1366x850", full_page=False)
     row.get_by_role("link", name="Replay").click()
     page.wait_for_selector("main[data-ready=true]")

@@ -5,9 +5,13 @@ being played followed as it happens."""
 
 from __future__ import annotations
 
+from random import Random
 from typing import Any
+from uuid import UUID
 
 import pytest
+
+from domain.bots import BOTS, Table, play_stored
 
 from .conftest import PHONE, Game, Pages, Site, screenshot
 
@@ -236,3 +240,21 @@ def test_a_seat_follows_its_game_with_its_own_hand(pages: Pages, site: Site) -> 
     )
     assert shown == hand
     assert page.locator("#table .seat[data-seat='0'] .open-hand").count() == 0
+
+
+def test_a_followed_game_that_ends_opens_its_record(pages: Pages, site: Site) -> None:
+    game = site.new_game()
+    page = open_replay(pages, game.id, "?step=2")
+    page.wait_for_selector("#live-status .live-badge.live")
+    store = site.app.extensions["bohnanza"].get().app
+    bots = Table([BOTS["greedy"]() for _ in range(3)], Random(5))
+
+    play_stored(store, UUID(game.id), bots)
+
+    page.wait_for_selector("#live-status .live-badge.ended", timeout=20_000)
+    page.wait_for_selector("#export")
+    total = len(steps(site, game.id))
+    assert page.inner_text("#where").startswith(f"Step {total} of {total}")  # it followed
+    assert "Game over" in page.inner_text("#summary")
+    assert page.locator("#step-list li[data-position]").count() == total
+    assert not page.locator('#perspective option[value="auditor"]').is_disabled()

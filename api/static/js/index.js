@@ -4,6 +4,7 @@
 
 import { api, errorView } from "./api.js";
 import { fill, h, plural } from "./dom.js";
+import { tieBreakText } from "./table.js";
 import { storedTokens } from "./tokens.js";
 
 const PAGE_SIZE = 20;
@@ -68,8 +69,7 @@ function scores(game) {
 
 function statusOf(game) {
   if (game.status !== "ended") return `being played, turn ${game.turns}${game.scores.some((coins) => coins === null) ? " (coins secret)" : ""}`;
-  const tie = game.decided_by && game.decided_by !== "shared" ? " after a tie" : "";
-  return `ended after ${plural(game.turns, "turn")}; won by ${game.winners.join(" and ")}${tie}`;
+  return `ended after ${plural(game.turns, "turn")}; won by ${game.winners.join(" and ")}${tieBreakText(game.decided_by)}`;
 }
 
 function row(game) {

@@ -28,10 +28,10 @@ function glyphSelect(id, value = "") {
 
 export class NotesPanel {
   /** `base`: the game's API path; `names`: its seats; `tokenOf(perspective)`, `perspective()`
-   * and `position()` tell who reads and where; `changed()` runs after a note is added, edited
-   * or deleted. */
-  constructor({ base, names, tokenOf, perspective, position, changed }) {
-    Object.assign(this, { base, names, tokenOf, perspective, position, changed });
+   * and `position()` tell who reads and where, `over()` whether the game has ended; `changed()`
+   * runs after a note is added, edited or deleted. */
+  constructor({ base, names, tokenOf, perspective, position, over, changed }) {
+    Object.assign(this, { base, names, tokenOf, perspective, position, over, changed });
     this.list = h("div", { id: "notes" });
     this.form = this._form();
     this.element = [this.list, this.form];
@@ -129,6 +129,8 @@ export class NotesPanel {
     this.message = h("div", { id: "note-message", "aria-live": "polite" });
     this.authorRow = h("p", { class: "field-row" }, h("label", { for: "note-author" }, "Your name (as a guest)"), this.author);
     this.seatRow = h("p", { class: "field-row" }, h("label", { for: "note-seat" }, "Seat"), this.seat);
+    this.guestsLater = h("p", { class: "muted", id: "guests-later" }, "Guests may add notes once the game is over; a seat's or the host's token may add them now.");
+    this.submit = h("button", { type: "submit", id: "add-note" }, "Add note");
     const form = h(
       "form",
       { class: "note-form" },
@@ -141,16 +143,21 @@ export class NotesPanel {
         this.seatRow,
       ),
       this.authorRow,
-      h("button", { type: "submit", id: "add-note" }, "Add note"),
+      this.guestsLater,
+      this.submit,
       this.message,
     );
     form.addEventListener("submit", (event) => this._add(event));
     return form;
   }
 
-  /** The form for the reader: a guest names itself and writes public notes only. */
+  /** The form for the reader: a guest names itself and writes public notes only, once the game
+   * is over. */
   update() {
     const guest = !this.tokenOf(this.perspective());
+    const waits = guest && !this.over();
+    this.guestsLater.hidden = !waits;
+    this.submit.disabled = waits;
     this.authorRow.hidden = !guest;
     this.author.required = guest;
     for (const option of this.visibility.options) option.disabled = guest && option.value !== "public";

@@ -141,6 +141,7 @@ function build() {
     tokenOf,
     perspective: () => state.perspective,
     position: () => state.position,
+    over: () => state.over,
     changed: async () => {
       state.cache.delete(`${state.perspective}|${state.position}`);
       await loadNoteIndex();
@@ -421,6 +422,7 @@ async function onGameEnd() {
   await Promise.all([loadSteps(), loadTimeline()]);
   fillPerspectives();
   showRecordOffer();
+  ui.notes.update();
   showPosition(false);
   drawChart();
 }

@@ -21,6 +21,11 @@ const TIE_BREAKS = {
   "seat-distance": "furthest clockwise from the start player",
 };
 
+/** " (tie broken by most hand cards)", or nothing when no tie was broken. */
+export function tieBreakText(decidedBy) {
+  return TIE_BREAKS[decidedBy] ? ` (tie broken by ${TIE_BREAKS[decidedBy]})` : "";
+}
+
 /** "Game over — Ana 12, Ben 9; Ana wins". */
 function resultText(view) {
   const result = view.result;
@@ -28,7 +33,7 @@ function resultText(view) {
   const who = names(view);
   const scores = result.scores.map((score, seat) => `${who[seat]} ${score}`).join(", ");
   const winners = result.winners.map((seat) => who[seat]).join(" and ");
-  const how = TIE_BREAKS[result.decided_by] ? ` (tie broken by ${TIE_BREAKS[result.decided_by]})` : "";
+  const how = tieBreakText(result.decided_by);
   return `Game over — ${scores}; ${winners} ${result.winners.length === 1 ? "wins" : "share the win"}${how}`;
 }
 
