@@ -255,6 +255,9 @@ class LiveHub:
         self._nudged: set[UUID] = set()
         self._adopted: list[tuple[Stream, socket.socket, bool]] = []
         self._outlets: dict[int, _Outlet] = {}
+        self._left: list[Stream] = []
+        """Streams whose connection the hub closed, to leave their channels once no game's lock
+        is held (a connection may close while its game's message is being handed out)."""
         self._selector: selectors.BaseSelector | None = None
         self._wake_read, self._wake_write = -1, -1
         self._thread: threading.Thread | None = None
@@ -455,10 +458,12 @@ class LiveHub:
                             last_position = position
                             for game_id in list(self._games):
                                 self._advance_logged(game_id)
+                            self._leave_closed()
                 if now >= next_heartbeat:
                     next_heartbeat = now + self.heartbeat_seconds
                     for outlet in list(self._outlets.values()):
                         outlet.send(HEARTBEAT)
+                    self._leave_closed()
         finally:
             for outlet in list(self._outlets.values()):
                 outlet.finish()
@@ -483,6 +488,7 @@ class LiveHub:
             pass
 
     def _take_pending(self) -> None:
+        self._leave_closed()
         with self._pending:
             nudged, self._nudged = self._nudged, set()
             adopted, self._adopted = self._adopted, []
@@ -490,6 +496,12 @@ class LiveHub:
             self._attach(stream, sock, chunked)
         for game_id in nudged:
             self._advance_logged(game_id)
+        self._leave_closed()
+
+    def _leave_closed(self) -> None:
+        left, self._left = self._left, []
+        for stream in left:
+            self.leave(stream)
 
     def _advance_logged(self, game_id: UUID) -> None:
         try:
@@ -532,7 +544,7 @@ class LiveHub:
                 self._selector.unregister(outlet.sock)
         self._outlets.pop(outlet.sock.fileno(), None)
         outlet.close()
-        self.leave(outlet.stream)
+        self._left.append(outlet.stream)
 
 
 def _seen(fact: ev.Event, viewer: Viewer, mode: str) -> ev.Event:

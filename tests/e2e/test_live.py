@@ -11,6 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
+from domain.bots import simulate
+from domain.rules.transcript import commands_from_facts
+
 from .server import gunicorn
 
 FOLLOWERS = 8
@@ -114,3 +117,41 @@ def test_a_followers_stream_survives_between_commands(base: str) -> None:
             assert follower.wait_for(version)["version"] == version
     finally:
         follower.stop()
+
+
+def test_a_game_that_ends_ends_its_followers_streams_and_the_server_goes_on(base: str) -> None:
+    facts = simulate("rio-grande", 3, bot="greedy", seed=3)
+    started = facts[0]
+    client = httpx.Client(base_url=base, timeout=10.0)
+    created = client.post("/api/games", json={"seats": started.seats, "seed": started.seed})
+    game_id, seats = created.json()["game_id"], created.json()["seats"]
+    followers = [Follower(base, game_id, {}) for _ in range(3)]
+    for follower in followers:
+        follower.start()
+    try:
+        for follower in followers:
+            follower.wait_for(2)
+
+        for command in commands_from_facts(facts, tabletop=False):
+            body = command.to_dict()
+            token = seats[body.pop("seat")]["token"]
+            answer = client.post(
+                f"/api/games/{game_id}/commands",
+                json=body,
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            assert answer.status_code == 200, answer.text
+
+        for follower in followers:
+            follower.join(timeout=15)
+            assert not follower.is_alive()  # the server closed the stream after its end
+            assert follower.updates[-1] == {}  # the end event
+            assert follower.updates[-2]["view"]["phase"] == "ended"
+        again = Follower(base, game_id, {})
+        again.start()
+        again.join(timeout=15)
+        assert again.updates[-2]["view"]["phase"] == "ended"
+    finally:
+        for follower in followers:
+            follower.stop()
+        client.close()
