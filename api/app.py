@@ -19,7 +19,7 @@ from flask_smorest import Api
 from sqlalchemy.exc import DBAPIError
 from werkzeug.routing import IntegerConverter, Map
 
-from . import errors, games, meta, records, replays, stats
+from . import errors, games, live, meta, records, replays, stats
 from .encoding import OrjsonProvider
 from .openapi import (
     SECURITY_SCHEMES,
@@ -200,7 +200,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         },
     )
     refine_field_documents(api.ma_plugin.converter)
-    for blueprint in (games.blp, replays.blp, records.blp, stats.blp, meta.blp):
+    for blueprint in (games.blp, live.blp, replays.blp, records.blp, stats.blp, meta.blp):
         api.register_blueprint(blueprint)
     meta.secure_the_docs(app, api._make_doc_blueprint_name())
     app.register_blueprint(meta.assets)

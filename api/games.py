@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 from uuid import UUID, uuid4
 
-from flask import Response, current_app, g, jsonify, request
+from flask import Response, after_this_request, current_app, g, jsonify, request
 from marshmallow import Schema
 
 from domain.application import AlreadyApplied, RecordedFact
@@ -357,6 +357,7 @@ def _record(record: queries.GameRecord) -> dict[str, Any]:
         "turns": record.turns,
         "winners": record.winners,
         "decided_by": record.decided_by,
+        "scores": record.scores,
     }
 
 
@@ -625,10 +626,21 @@ def _execute(
         ) from None
     service.views.record(game_id, outcome)
     service.after_write()
+    _nudge_followers_after_answer(service, game_id)
     viewer = _commanding_viewer(caller)
     at = service.views.view_at(game_id, viewer, outcome.version)
     view = _view_document(at, viewer, outcome.version)
     return _command_answer(game_id, outcome.position, outcome.recorded(), viewer, view)
+
+
+def _nudge_followers_after_answer(service: Services, game_id: UUID) -> None:
+    """Once the answer has gone out, tell the game's live followers (api/live_hub.py) that it
+    moved on: the command's caller, who waits for that answer, comes first."""
+
+    @after_this_request
+    def nudge(response: Response) -> Response:
+        response.call_on_close(lambda: service.live.nudge(game_id))
+        return response
 
 
 def _commanding_viewer(caller: Caller) -> Viewer:

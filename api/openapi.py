@@ -135,6 +135,7 @@ GAME_OPERATIONS = {
     "legal": ("legal_commands", "The caller's legal commands"),
     "commands": ("give_command", "Give a command in the game"),
     "events": ("event_feed", "The caller's event feed"),
+    "live": ("follow_game", "Follow the game as it is played"),
     "scoreboard": ("scoreboard", "The game's scoreboard"),
     "steps": ("steps", "Step through the game"),
     "step": ("step_detail", "One step of the game"),

@@ -21,7 +21,7 @@ from domain.rules.state import TABLETOP, UNSEEN
 from domain.rules.transcript import entries
 from projections.views import HOST, SEAT, Viewer, render
 from replays import annotations, forks
-from replays.steps import Replay, Step
+from replays.steps import Replay
 
 from . import schemas
 from .blueprint import Blueprint
@@ -49,19 +49,6 @@ blp = Blueprint(
 )
 
 
-def _step(step: Step) -> dict[str, Any]:
-    return {
-        "position": step.position,
-        "turn": step.turn,
-        "phase": str(step.phase),
-        "actor": step.actor,
-        "kind": step.kind,
-        "summary": step.summary,
-        "corrected": step.corrected,
-        "entry": step.entry,
-    }
-
-
 def _replay(game_id: UUID, query: dict[str, Any]) -> Replay:
     """The game to step through, as corrected or (`as=recorded`) as recorded."""
     return services().views.replay(game_id, as_recorded=query.get("as") == "recorded")
@@ -74,16 +61,20 @@ def _viewer(game_id: UUID, query: dict[str, Any]) -> tuple[Replay, Viewer]:
 
 
 @blp.route("/games/<uuid:game_id>/steps", methods=["GET"])
-@blp.arguments(schemas.StepsQuerySchema, location="query")
+@blp.arguments(schemas.ReplayQuerySchema, location="query")
 @blp.response(200, schemas.StepListSchema)
-@documented(blp, 401, 404, 422)
+@documented(blp, 401, 403, 404, 422)
+@blp.doc(security=TOKEN_AUDITOR_OR_NONE)
 def steps(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
-    """Every step of the game with its turn, phase, actor and a public one-line summary.
+    """Every step of the game with its turn, phase, actor and a one-line summary.
 
-    A corrected tabletop game's steps are those of the game as corrected (each step marked with
-    the correction that changed its entry), or with `as=recorded` the entries as they were made,
-    each correction a step of its own."""
-    replay = _replay(game_id, query)
+    The summary is the line the caller's viewer saw, as step_detail gives it: a seat's own draw
+    names the card ("Ben draws Blue"), the public's says "a card". A corrected tabletop game's
+    steps are those of the game as corrected (each step marked with the correction that changed
+    its entry), or with `as=recorded` the entries as they were made, each correction a step of
+    its own."""
+    replay, viewer = _viewer(game_id, query)
+    seen = replay.steps_seen_by(viewer, auditor_rights=_auditor_rights())
     corrections = sum(
         isinstance(recorded.fact, ev.EntriesCorrected)
         for recorded in services().views.facts(game_id)
@@ -91,7 +82,7 @@ def steps(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     return {
         "as": query["as"],
         "corrections": corrections,
-        "steps": [_step(step) for step in replay.steps()],
+        "steps": [step.to_dict() for step in seen],
         "turns": list(replay.turns()),
         "over": replay.is_over,
         "open_to_all": open_to_all(game_id),
@@ -161,7 +152,7 @@ def step_detail(query: dict[str, Any], game_id: UUID, position: int) -> dict[str
         else annotations.notes_for(services().app, game_id, replay.facts, viewer, step=position)
     )
     return {
-        "step": _step(changed.step),
+        "step": changed.step.to_dict(),
         "summary": changed.summary,
         "event": {"type": changed.fact.kind, "payload": changed.fact.payload()},
         "changes": [

@@ -519,6 +519,14 @@ class GameListItemSchema(Schema):
     turns = fields.Integer(required=True)
     winners = fields.List(fields.String(), required=True)
     decided_by = fields.String(required=True, allow_none=True)
+    scores = fields.List(
+        fields.Integer(allow_none=True),
+        required=True,
+        metadata={
+            "description": "Each seat's coins, by seat (its final score once the game has "
+            "ended); null while a secret treasury (coin_counts_visible false) keeps them hidden"
+        },
+    )
 
 
 class GameListSchema(Schema):
@@ -865,6 +873,16 @@ class PerspectiveQuerySchema(Schema):
     )
 
 
+class LiveQuerySchema(PerspectiveQuerySchema):
+    after = QueryInteger(
+        validate=validate.Range(min=0),
+        metadata={
+            "description": "The version the client has: the first event lists the steps after "
+            "it (without it, none). A Last-Event-ID header takes its place"
+        },
+    )
+
+
 class StepSchema(Schema):
     position = fields.Integer(required=True, metadata={"description": "1 = the game's start"})
     turn = fields.Integer(required=True)
@@ -1000,10 +1018,6 @@ AS_QUERY = {
         "as corrected; `recorded` through what was entered, in order, each correction a step"
     },
 }
-
-
-class StepsQuerySchema(Schema):
-    as_ = fields.String(**AS_QUERY)
 
 
 class ReplayQuerySchema(PerspectiveQuerySchema):

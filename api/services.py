@@ -27,6 +27,7 @@ from replays.steps import Replay
 
 from . import tables
 from .creation_keys import CreationKeys
+from .live_hub import LiveHub
 from .security import ANSWERS_KEPT, IN_FLIGHT_LIMIT, IdempotencyStore, TokenStore
 
 log = logging.getLogger(__name__)
@@ -107,6 +108,27 @@ class GameViews:
         with entry.lock:
             self._refresh(game_id, entry)
             return list(entry.facts)
+
+    def facts_until(self, game_id: UUID, version: int) -> list[RecordedFact]:
+        """The game's first `version` facts, asking the store only if this process holds
+        fewer (a view's version is one this process has held)."""
+        entry = self._entry(game_id)
+        with entry.lock:
+            if len(entry.facts) < version:
+                self._refresh(game_id, entry)
+            return entry.facts[:version]
+
+    def corrected_until(self, game_id: UUID, version: int) -> tuple[list[ev.Event], int]:
+        """The game as corrected when it was at `version`, and how many corrections it had
+        then."""
+        entry = self._entry(game_id)
+        with entry.lock:
+            if len(entry.facts) < version:
+                self._refresh(game_id, entry)
+            corrections = sum(
+                isinstance(recorded.fact, ev.EntriesCorrected) for recorded in entry.facts[:version]
+            )
+            return entry.corrected_at(version), corrections
 
     def started(self, game_id: UUID) -> ev.GameStarted:
         """The game's first fact (NotFound for an unknown game): it never changes, so the store
@@ -239,6 +261,8 @@ class Services:
             tokens=self.tokens,
         )
         self.views = GameViews(self.app)
+        self.live = LiveHub(self.views, self.app.position)
+        """The streams of games followed live (api/live.py)."""
         self.inline_projections = inline_projections
         self._catching_up = threading.Lock()
         self.background = CatchUpInBackground(self.catch_up) if inline_projections else None
@@ -266,6 +290,7 @@ class Services:
         self.catch_up()
 
     def close(self) -> None:
+        self.live.close()
         if self.background is not None:
             self.background.close()
         self.projector.close()

@@ -1,4 +1,5 @@
-"""The web pages: a replay viewer, a tabletop recorder and a seat's live table (ARCHITECTURE §10).
+"""The web pages: the games, a replay viewer, a tabletop recorder, a seat's live table and a
+record's import (ARCHITECTURE §10).
 
 Each page is a small HTML shell that loads a JavaScript module from `static/js/`; the module talks
 to the JSON API only, so what a browser can show is exactly what the API lets its token see.
@@ -63,6 +64,12 @@ def replay(game_id: UUID) -> Response:
 def record() -> Response:
     """Create a tabletop game and enter what happens at the table."""
     return _page("record.html", title="Record a table", module="record.js")
+
+
+@web.route("/import")
+def import_page() -> Response:
+    """Upload a game's record: see the verdict, import it, open the game."""
+    return _page("import.html", title="Import a record", module="import.js")
 
 
 @web.route("/play/<uuid:game_id>")

@@ -28,6 +28,12 @@ And it says `Connection: close` on an answer given without reading the whole req
 keep-alive, then fail to skip the unread body (it reads past at most 64 KB of one) and close the
 connection anyway, so that the client's next request on it would go unanswered.
 
+And it serves a game's live stream (`GET /api/games/{id}/live`) without holding a thread for
+it: once the stream's first message is out, the connection goes to the process's live hub
+(api/live_hub.py), whose one thread writes every stream's messages without blocking. gthread
+would keep a thread of its pool for each stream until the client leaves, so that as many
+spectators as `--threads` would leave no thread for anyone else's requests.
+
 Run it with `gunicorn --worker-class api.worker.KeepAliveThreadWorker --threads N …`; `bohnanza
 serve` and the Dockerfile do.
 """
@@ -49,6 +55,7 @@ from gunicorn.http.body import ChunkedReader, LengthReader
 from gunicorn.workers.gthread import ThreadWorker
 
 from .errors import HTTP_CODES
+from .live_hub import Stream
 from .security import Secrets
 from .settings import Settings
 
@@ -70,6 +77,8 @@ class KeepAliveThreadWorker(ThreadWorker):
         """Threads of the pool not serving a connection."""
         self._waiting = 0
         """Connections handed to the pool that no thread has taken yet."""
+        self._serving = threading.local()
+        """The connection each thread of the pool is serving (`conn`)."""
         settings = Settings.from_env()
         self._read_timeout = settings.read_timeout_seconds
         self._secrets = Secrets(settings.auditor_token)
@@ -81,7 +90,7 @@ class KeepAliveThreadWorker(ThreadWorker):
 
     def load_wsgi(self) -> None:
         super().load_wsgi()
-        self.wsgi = closing_after_unread_bodies(self.wsgi)
+        self.wsgi = self._detaching_live_streams(closing_after_unread_bodies(self.wsgi))
 
     def enqueue_req(self, conn: Any) -> None:
         with self._counts:
@@ -95,6 +104,7 @@ class KeepAliveThreadWorker(ThreadWorker):
         if not getattr(conn, "reads_limited", False):
             limit_waits_for_bytes(conn.sock, self._read_timeout)
             conn.reads_limited = True
+        self._serving.conn = conn
         try:
             keep_alive = super().handle(conn)
             while keep_alive is True and request_follows(conn, self._not_needed_elsewhere):
@@ -118,10 +128,70 @@ class KeepAliveThreadWorker(ThreadWorker):
         except Exception:
             self.log.debug("Failed to send error message.")
 
+    def _detaching_live_streams(self, app: WsgiApp) -> WsgiApp:
+        """`app`, with a live stream's connection handed to the live hub once its first message
+        is sent (over plain HTTP/1: the hub writes to the socket itself)."""
+
+        def serve(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+            answer = app(environ, start_response)
+            conn = getattr(self._serving, "conn", None)
+            response = getattr(start_response, "__self__", None)  # gunicorn's Response
+            if (
+                not isinstance(answer, Stream)
+                or answer.over
+                or conn is None
+                or response is None
+                or conn.is_http2
+                or self.cfg.is_ssl
+            ):
+                return answer
+            response.force_close()  # the stream ends with its connection
+            return _Detaching(answer, response, conn)
+
+        return serve
+
     def _not_needed_elsewhere(self) -> bool:
         """Whether the thread can keep watching: the worker runs, another thread of the pool is
         idle and no connection is waiting for one."""
         return self.alive and self._idle > 0 and self._waiting == 0
+
+
+class _Detaching:
+    """A live stream's body as gunicorn writes it: the first message, then the connection is
+    the hub's. gthread is left a stand-in socket to close, and a body with nothing more to end
+    (no last chunk: the hub writes the stream's chunks from now on)."""
+
+    def __init__(self, stream: Stream, response: Any, conn: Any) -> None:
+        self.stream = stream
+        self.response = response
+        self.conn = conn
+        self.detached = False
+
+    def __iter__(self) -> Any:
+        yield self.stream.first
+        # gunicorn has written the headers and the first message: the rest is the hub's.
+        chunked = self.response.chunked
+        self.response.chunked = False
+        sock, self.conn.sock = self.conn.sock, _Released()
+        self.detached = True
+        self.stream.detach(sock, chunked)
+
+    def close(self) -> None:
+        if not self.detached:  # the client left before the first message went out
+            self.stream.close()
+
+
+class _Released:
+    """What gthread closes in place of a connection handed to the live hub: nothing."""
+
+    def setblocking(self, flag: bool) -> None:
+        pass
+
+    def shutdown(self, how: int) -> None:
+        raise OSError("the connection was handed to the live hub")
+
+    def close(self) -> None:
+        pass
 
 
 def limit_waits_for_bytes(sock: socket.socket, seconds: float) -> None:

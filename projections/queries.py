@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
-from sqlalchemy import Engine, Row, Select, func, select
+from sqlalchemy import Connection, Engine, Row, Select, func, select
 
 from domain.rules.errors import NotFound
 
@@ -44,6 +44,8 @@ class GameRecord:
     winners: list[str]
     """Names of the winning seats (several on a shared win); empty while in progress."""
     decided_by: str | None
+    scores: list[int | None]
+    """Each seat's coins as the public may see them (None while a secret treasury runs)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +93,8 @@ def games(
     query = _filtered(status, player, preset)
     with engine.connect() as connection:
         rows = connection.execute(query.order_by(*_STARTED)).all()
-    return [_game_record(row) for row in rows]
+        coins = _coins(connection, [row.game_id for row in rows])
+    return [_game_record(row, coins) for row in rows]
 
 
 def game_page(
@@ -110,7 +113,8 @@ def game_page(
     with engine.connect() as connection:
         rows = connection.execute(query.order_by(*newest_first).limit(limit).offset(offset)).all()
         total = connection.execute(select(func.count()).select_from(query.subquery())).scalar_one()
-    return [_game_record(row) for row in rows], total
+        coins = _coins(connection, [row.game_id for row in rows])
+    return [_game_record(row, coins) for row in rows], total
 
 
 _STARTED = (game_rows.c.started_at, game_rows.c.game_id)
@@ -131,7 +135,23 @@ def _filtered(status: str | None, player: str | None, preset: str | None) -> Sel
     return query
 
 
-def _game_record(row: Row) -> GameRecord:
+def _coins(connection: Connection, game_ids: list[UUID]) -> dict[UUID, list[int]]:
+    """Each of these games' coins by seat."""
+    if not game_ids:
+        return {}
+    rows = connection.execute(
+        select(seat_rows.c.game_id, seat_rows.c.coins)
+        .where(seat_rows.c.game_id.in_(game_ids))
+        .order_by(seat_rows.c.game_id, seat_rows.c.seat)
+    ).all()
+    coins: dict[UUID, list[int]] = {}
+    for row in rows:
+        coins.setdefault(row.game_id, []).append(row.coins)
+    return coins
+
+
+def _game_record(row: Row, coins: dict[UUID, list[int]]) -> GameRecord:
+    public = row.coins_visible or row.status == ENDED
     return GameRecord(
         game_id=row.game_id,
         preset=row.preset,
@@ -147,6 +167,7 @@ def _game_record(row: Row) -> GameRecord:
         turns=row.turns,
         winners=[row.seats[seat] for seat in row.winners or ()],
         decided_by=row.decided_by,
+        scores=[count if public else None for count in coins.get(row.game_id, [])],
     )
 
 

@@ -54,10 +54,9 @@ from domain.rules.errors import (
 )
 from domain.rules.evolve import fold, full_deck
 from domain.rules.names import NOT_PRINTABLE, name_problem, printable
-from domain.rules.notation import draw_table
+from domain.rules.notation import draw_table, tie_break_text
 from domain.rules.rulesets import (
     OPTIONS,
-    SHARED,
     Ruleset,
     check_deal,
     preset_differences,
@@ -758,10 +757,8 @@ def changes(before: Sequence[int], after: Sequence[int], names: Sequence[str]) -
 
 
 def standing_text(result: Result, names: Sequence[str]) -> str:
-    """E.g. "Ana 12, Ben 12, Cleo 9 — Ben wins (tie broken by seat-distance)"."""
+    """E.g. "Ana 12, Ben 12, Cleo 9 — Ben wins (tie broken by most hand cards)"."""
     scores = ", ".join(f"{names[seat]} {score}" for seat, score in enumerate(result.scores))
     winners = " and ".join(names[seat] for seat in result.winners)
     verb = "wins" if len(result.winners) == 1 else "share the win"
-    decided = result.decided_by not in (None, SHARED)
-    how = f" (tie broken by {result.decided_by})" if decided else ""
-    return f"{scores} — {winners} {verb}{how}"
+    return f"{scores} — {winners} {verb}{tie_break_text(result.decided_by)}"

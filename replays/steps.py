@@ -18,8 +18,9 @@ and moving on one step from the last step asked costs one `evolve`.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -81,6 +82,19 @@ class Step:
     entry: int | None = None
     """The entry (command, from 0) the step belongs to: None for the start of the game, and in
     a game stepped through as recorded."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The step as the API lists it."""
+        return {
+            "position": self.position,
+            "turn": self.turn,
+            "phase": str(self.phase),
+            "actor": self.actor,
+            "kind": self.kind,
+            "summary": self.summary,
+            "corrected": self.corrected,
+            "entry": self.entry,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,6 +197,44 @@ def event_kind(kind: str) -> str:
     if name is None:
         raise UnknownKind(f"no kind of fact is called {kind!r}; kinds: {', '.join(ev.EVENT_TYPES)}")
     return name
+
+
+def step_line(fact: ev.Event, names: Sequence[str], turn: int) -> str:
+    """A step's line for the viewer its fact was redacted for, e.g. "T12 Ben draws Blue": the
+    cards that viewer knew, "a card" for the others (the public's line names none it did not)."""
+    line = describe(fact, names, show_hidden=_hides_nothing(list(fact.payload().values())))
+    return f"T{turn} {line}"
+
+
+class StepCounter:
+    """A game's steps as its facts come: each one's turn, phase and actor from the public table
+    before it (step 1: the table it sets), and its public line. The facts hold no correction
+    (a game as corrected)."""
+
+    def __init__(self, names: Sequence[str], mode: str) -> None:
+        self.names = tuple(names)
+        self.mode = mode
+        self.table: GameState | None = None
+        self.steps: list[Step] = []
+
+    def extend(self, facts: Iterable[ev.Event]) -> list[Step]:
+        """The steps of `facts`, the game's next facts (whole or redacted for the public)."""
+        public = [redact(fact, PUBLIC_VIEWER, self.mode) for fact in facts]
+        new: list[Step] = []
+        for fact, after in zip(public, scan(public, self.table), strict=True):
+            table = after if self.table is None else self.table
+            step = Step(
+                len(self.steps) + 1,
+                table.turn,
+                table.phase,
+                actor_of(fact),
+                fact.kind,
+                step_line(fact, self.names, table.turn),
+            )
+            self.steps.append(step)
+            new.append(step)
+            self.table = after
+        return new
 
 
 class _Timeline:
@@ -293,29 +345,45 @@ class Replay:
             self._steps = tuple(self._public_steps())
         return self._steps
 
-    def _public_steps(self) -> Iterator[Step]:
+    def _public_steps(self) -> list[Step]:
+        if self.recorded is not None:
+            return list(self._recorded_steps())
+        found = entries(self.facts, tabletop=self.mode == TABLETOP)
+        entry_of = {i: n for n, e in enumerate(found) for i in range(e.first, e.stop)}
+        return [
+            dataclasses.replace(step, corrected=mark, entry=entry_of.get(index))
+            for index, (step, mark) in enumerate(
+                zip(StepCounter(self.names, self.mode).extend(self.facts), self.marks, strict=True)
+            )
+        ]
+
+    def _recorded_steps(self) -> Iterator[Step]:
+        """The steps of a game as recorded: a correction's table is the one it led to."""
         public = self._timeline(PUBLIC_VIEWER)
-        names = self.names
         before: GameState | None = None
-        entry_of: dict[int, int] = {}
-        if self.recorded is None:
-            found = entries(self.facts, tabletop=self.mode == TABLETOP)
-            entry_of = {i: n for n, e in enumerate(found) for i in range(e.first, e.stop)}
         for position, fact in enumerate(public.shown, start=1):
             after = public.view_at(position)
             table = after if before is None else before
-            summary = describe(fact, names)
             yield Step(
                 position,
                 table.turn,
                 table.phase,
                 actor_of(fact),
                 fact.kind,
-                f"T{table.turn} {summary}",
-                self.marks[position - 1],
-                entry_of.get(position - 1),
+                step_line(fact, self.names, table.turn),
             )
             before = after
+
+    def steps_seen_by(self, viewer: Viewer, *, auditor_rights: bool = False) -> tuple[Step, ...]:
+        """Every step, its line as `viewer` saw it (the headline `changes` gives for it): a
+        seat's own draw names its card ("Ben draws Blue") where the public's says "a card"."""
+        if viewer == PUBLIC_VIEWER:
+            return self.steps()
+        facts = self._allowed(viewer, auditor_rights).shown
+        return tuple(
+            dataclasses.replace(step, summary=step_line(fact, self.names, step.turn))
+            for step, fact in zip(self.steps(), facts, strict=True)
+        )
 
     def step(self, position: int) -> Step:
         """Step `position` (1 = GameStarted); NotFound outside the record."""
@@ -349,8 +417,8 @@ class Replay:
         after = _rendered(timeline.view_at(position), viewer)
         timeline.rendered = (position, after)
         fact = timeline.shown[position - 1]
-        line = describe(fact, self.names, show_hidden=_hides_nothing(list(fact.payload().values())))
-        return StepChanges(step, fact, f"T{step.turn} {line}", tuple(diff(before, after)))
+        line = step_line(fact, self.names, step.turn)
+        return StepChanges(step, fact, line, tuple(diff(before, after)))
 
     def check_viewer(self, viewer: Viewer, *, auditor_rights: bool = False) -> None:
         """Raise NotAllowed for an auditor the record may not be shown to yet, NotFound for a seat

@@ -11,8 +11,22 @@ from collections.abc import Sequence
 from . import commands as cmd
 from . import events as ev
 from .beans import beans_text, coins_text, label
+from .rulesets import MOST_HAND_CARDS, SEAT_DISTANCE
 from .state import UNKNOWN, GameState, is_hidden, pile_of
 from .table import field_name
+
+TIE_BREAK_WORDS = {
+    MOST_HAND_CARDS: "most hand cards",
+    SEAT_DISTANCE: "furthest clockwise from the start player",
+}
+"""How a tie for most coins was broken, in the rulebook's words (RULES §10.7)."""
+
+
+def tie_break_text(decided_by: str | None) -> str:
+    """ " (tie broken by most hand cards)" after a result; nothing when no tie was broken, or
+    when it was shared (the verb says so)."""
+    words = TIE_BREAK_WORDS.get(decided_by or "")
+    return f" (tie broken by {words})" if words else ""
 
 
 def _ordinal(n: int) -> str:
@@ -106,7 +120,7 @@ def describe(event: ev.Event, names: Sequence[str], *, show_hidden: bool = False
         case ev.GameEnded():
             scores = ", ".join(f"{who(s)} {score}" for s, score in enumerate(event.scores))
             winners = " and ".join(who(s) for s in event.winners)
-            how = f" (tie broken by {event.decided_by})" if event.decided_by else ""
+            how = tie_break_text(event.decided_by)
             verb = "wins" if len(event.winners) == 1 else "share the win"
             return f"Game over — {scores}; {winners} {verb}{how}"
         case ev.OfferedCardDiscarded():

@@ -196,6 +196,19 @@ def test_the_game_list_filters_by_player_status_and_ruleset(
     assert len(ids()) == 3
 
 
+def test_the_game_list_shows_each_seats_coins_and_the_final_scores(
+    web: Flask, client: FlaskClient
+) -> None:
+    finished = finish_bot_game(web, ["Ana", "Ben", "Cleo"], seed=3)
+    secret = create_game(client, options={"coin_counts_visible": False})
+    board = client.get(f"/api/games/{finished}/scoreboard").get_json()
+
+    games = {g["game_id"]: g for g in client.get("/api/games").get_json()["games"]}
+
+    assert games[str(finished)]["scores"] == [seat["coins"] for seat in board["seats"]]
+    assert games[secret.id]["scores"] == [None, None, None]
+
+
 def test_the_game_list_waits_for_a_write_the_caller_just_made(client: FlaskClient) -> None:
     created = create_game(client)
 
@@ -521,6 +534,7 @@ def test_the_openapi_document_lists_every_endpoint(client: FlaskClient) -> None:
         "/api/games/{game_id}/legal",
         "/api/games/{game_id}/commands",
         "/api/games/{game_id}/events",
+        "/api/games/{game_id}/live",
         "/api/games/{game_id}/scoreboard",
         "/api/leaderboard",
         "/api/health",

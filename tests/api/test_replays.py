@@ -77,6 +77,33 @@ def test_the_step_list_has_one_public_line_per_fact(client, finished):
     assert all(line.endswith("draws a card") for line in drawn)
 
 
+def test_a_seats_step_list_says_what_its_headlines_say(client, finished):
+    game, facts = finished
+    position = first_step(facts, ev.CardDrawn, seat=1)
+
+    bens = client.get(f"{game.url}/steps", headers=game.seat(1)).get_json()["steps"]
+    detail = client.get(f"{game.url}/steps/{position}", headers=game.seat(1)).get_json()
+
+    assert bens[position - 1]["summary"] == detail["summary"]
+    assert "a card" not in detail["summary"]
+    anas_draw = first_step(facts, ev.CardDrawn, seat=0)
+    assert bens[anas_draw - 1]["summary"].endswith("Ana draws a card")
+
+
+def test_the_auditors_step_list_names_every_card_once_the_game_is_over(client, finished):
+    game, _ = finished
+
+    steps = client.get(f"{game.url}/steps?perspective=auditor").get_json()["steps"]
+
+    drawn = [step["summary"] for step in steps if step["kind"] == "CardDrawn"]
+    assert drawn
+    assert not [line for line in drawn if line.endswith("a card")]
+
+
+def test_the_auditors_step_list_is_refused_while_the_game_runs(client, game):
+    assert_envelope(client.get(f"{game.url}/steps?perspective=auditor"), 403, "forbidden")
+
+
 def test_a_seat_sees_its_own_hand_at_a_past_step_and_no_other(client, finished):
     game, facts = finished
     position = first_step(facts, ev.CardDrawn, seat=1)

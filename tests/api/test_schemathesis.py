@@ -82,6 +82,8 @@ def _aim(case: schemathesis.Case, games: list[CreatedGame]) -> None:
     choice = random.Random(hashlib.sha256(repr((game_id, case.query, case.body)).encode()).digest())
     if game_id is None:
         return
+    if case.path.endswith("/live"):
+        games = games[:1]  # a running game's stream goes on for as long as the game does
     pick = choice.randrange(len(games) + 1)
     if pick == len(games):
         return  # keep the generated id: most likely an unknown game

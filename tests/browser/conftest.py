@@ -4,7 +4,10 @@ The browser is Debian's `chromium` package (`/usr/bin/chromium`, installed by .c
 downloads nothing). The app is `create_app` served by a werkzeug server thread on a free loopback
 port, on a SQLite store seeded with one complete 4-player bot game created through the API (so its
 seat tokens exist). Locally a missing browser skips these tests; with `CI=true` it fails them.
-Screenshots of each page are saved to test-artifacts/screenshots/.
+Screenshots of each page are saved to test-artifacts/screenshots/ (ignored by git).
+
+The accessibility checks run axe-core from the npm registry, installed beside the project by
+`npm install` (package.json pins it; .ci/run installs it): nothing is fetched while the tests run.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-DESKTOP = {"width": 1280, "height": 800}
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+DESKTOP = {"width": 1366, "height": 850}
 PHONE = {"width": 390, "height": 844}
 TIMEOUT_MS = 10_000
 FINISHED_SEATS = ["Ana", "Ben", "Cleo", "Dan"]
@@ -197,6 +201,30 @@ def pages(browser: Any, site: Site) -> Iterator[Pages]:
     assert not opened.foreign, f"a page asked for something outside the app: {opened.foreign}"
     assert not opened.errors, f"a page's script failed: {opened.errors}"
     assert not opened.missing, f"a page missed a file: {opened.missing}"
+
+
+SERIOUS = ("serious", "critical")
+
+
+def axe_violations(page: Any, *, exclude: list[str] | None = None) -> list[str]:
+    """The serious and critical violations axe-core finds on the page as it is now (outside the
+    parts `exclude` names by CSS selector), one line each: rule, impact, where."""
+    if not AXE.exists():
+        unavailable(f"{AXE} is missing: run `npm install` in the project")
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.evaluate(AXE.read_text())
+    context = {"exclude": [[selector] for selector in exclude or []]}
+    results = page.evaluate(
+        "context => axe.run(context.exclude.length ? context : document, "
+        "{resultTypes: ['violations']})",
+        context,
+    )
+    return [
+        f"{violation['id']} ({violation['impact']}): {node['target']} — {violation['help']}"
+        for violation in results["violations"]
+        if violation["impact"] in SERIOUS
+        for node in violation["nodes"]
+    ]
 
 
 def screenshot(page: Any, name: str, *, full_page: bool = True) -> Path:

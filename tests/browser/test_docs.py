@@ -9,7 +9,7 @@ import pytest
 
 from api.web import CONTENT_SECURITY_POLICY
 
-from .conftest import DESKTOP, Site, screenshot
+from .conftest import DESKTOP, Pages, Site, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -45,7 +45,7 @@ def test_the_api_docs_show_every_operation_with_every_file_from_the_app(
         assert "Bohnanza records" in page.inner_text(".swagger-ui .info")
         assert all(url.startswith(f"{site.base}/") for url in asked), asked
         assert not failed, failed  # a script or style the page's CSP refused would show here
-        screenshot(page, "api-docs-1280x800", full_page=False)
+        screenshot(page, "api-docs-1366x850", full_page=False)
     finally:
         context.close()
 
@@ -64,3 +64,17 @@ def test_the_swagger_bundles_own_pages_are_not_served(site: Site, page: str) -> 
 
     assert response.status_code == 404
     assert response.json()["code"] == "not_found"
+
+
+def test_the_docs_page_has_the_sites_header_heading_and_a_way_back(
+    pages: Pages, site: Site
+) -> None:
+    page = pages.open("/docs", ready=".swagger-ui .opblock")
+
+    assert page.locator("header.topbar nav a[aria-current='page']").inner_text() == "API docs"
+    assert page.locator("main h1").inner_text() == "API documentation"
+    assert page.locator("main #swagger-ui-container .opblock").count() > 0
+    page.get_by_role("link", name="Back to the games").click()
+    page.wait_for_selector("main[data-ready=true]")
+
+    assert page.url == f"{site.base}/"

@@ -1,4 +1,5 @@
-"""The index page: the stored games, with a way into each."""
+"""The home page: the stored games with their scores, a page at a time, filtered by status,
+player and ruleset, with a way into each."""
 
 from __future__ import annotations
 
@@ -10,18 +11,42 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from .conftest import Pages, Site, screenshot
+from .conftest import PHONE, Pages, Site, screenshot
 
 pytestmark = pytest.mark.browser
 
 
-def test_the_index_lists_the_games_and_opens_a_replay(pages: Pages, site: Site) -> None:
+def listed(site: Site) -> dict[str, Any]:
+    games = site.get("/api/games")["games"]
+    return next(game for game in games if game["game_id"] == site.finished.id)
+
+
+def answering(
+    page: Any, pages: dict[str, dict[str, Any]], asked: list[dict[str, list[str]]]
+) -> None:
+    """Answer GET /api/games from `pages` by offset, noting each query."""
+
+    def answer(route: Any) -> None:
+        query = parse_qs(urlsplit(route.request.url).query)
+        asked.append(query)
+        body = pages[query.get("offset", ["0"])[0]]
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+    page.route(re.compile(r"/api/games(\?.*)?$"), answer)
+
+
+def test_the_index_lists_the_games_with_their_scores_and_opens_a_replay(
+    pages: Pages, site: Site
+) -> None:
+    game = listed(site)
     page = pages.open("/")
     row = page.locator(f"tr[data-game='{site.finished.id}']")
 
-    assert "Ana, Ben, Cleo, Dan" in row.inner_text()
-    assert "won by" in row.inner_text()
-    screenshot(page, "index-1280x800", full_page=False)
+    for name, coins in zip(game["seats"], game["scores"], strict=True):
+        assert f"{name} {coins}" in row.inner_text()
+    assert row.locator(".scores .winner").all_inner_texts()[0].startswith(game["winners"][0])
+    assert "won by Ana (tie broken by most hand cards)" in row.inner_text()
+    screenshot(page, "index-1366x850", full_page=False)
     row.get_by_role("link", name="Replay").click()
     page.wait_for_selector("main[data-ready=true]")
 
@@ -29,47 +54,74 @@ def test_the_index_lists_the_games_and_opens_a_replay(pages: Pages, site: Site) 
     assert page.inner_text("#where").startswith("Step 1 of")
 
 
-def test_the_index_shows_more_games_a_page_at_a_time(pages: Pages, site: Site) -> None:
-    listed = site.get("/api/games")["games"]
-    finished = next(game for game in listed if game["game_id"] == site.finished.id)
-    first, second = ({**finished, "game_id": str(uuid.UUID(int=n))} for n in (1, 2))
+def test_the_index_shows_the_games_a_page_at_a_time(pages: Pages, site: Site) -> None:
+    game = listed(site)
+    copies = [{**game, "game_id": str(uuid.UUID(int=n))} for n in range(1, 46)]
     answers = {
-        "0": {"games": [first], "total": 2, "next_offset": 1},
-        "1": {"games": [second], "total": 2, "next_offset": None},
+        "0": {"games": copies[:20], "total": 45, "next_offset": 20},
+        "20": {"games": copies[20:40], "total": 45, "next_offset": 40},
     }
-
-    def answer(route: Any) -> None:
-        offset = parse_qs(urlsplit(route.request.url).query).get("offset", ["0"])[0]
-        route.fulfill(status=200, content_type="application/json", body=json.dumps(answers[offset]))
-
+    asked: list[dict[str, list[str]]] = []
     page = pages.open("/")
-    page.route(re.compile(r"/api/games(\?.*)?$"), answer)
+    answering(page, answers, asked)
     pages.goto(page, "/")
-    assert "Showing 1 of 2 games." in page.inner_text("#games")
-    page.get_by_role("button", name="More games").click()
-    page.wait_for_selector(f"tr[data-game='{second['game_id']}']")
+    assert "Games 1–20 of 45 · page 1 of 3" in page.inner_text("#page-status")
 
-    assert page.locator("#games tbody tr").count() == 2
-    assert page.get_by_role("button", name="More games").count() == 0
-    assert "Showing 2 of 2 games." in page.inner_text("#games")
+    page.get_by_role("link", name="Older ›").click()
+    page.wait_for_selector("main[data-ready=true]")
+
+    assert page.url == f"{site.base}/?page=2"
+    assert "Games 21–40 of 45 · page 2 of 3" in page.inner_text("#page-status")
+    assert asked[-1]["offset"] == ["20"]
+    assert asked[-1]["limit"] == ["20"]
+    assert page.get_by_role("link", name="‹ Newer").get_attribute("href") == "/"
+
+
+def test_the_index_filters_by_status_player_and_ruleset(pages: Pages, site: Site) -> None:
+    asked: list[dict[str, list[str]]] = []
+    page = pages.open("/")
+    answering(page, {"0": {"games": [], "total": 0, "next_offset": None}}, asked)
+    pages.goto(page, "/")
+
+    page.select_option("#filter-status", "ended")
+    page.fill("#filter-player", "Ana")
+    page.select_option("#filter-ruleset", "amigo")
+    page.click("#apply-filters")
+    page.wait_for_selector("main[data-ready=true]")
+
+    assert page.url == f"{site.base}/?status=ended&player=Ana&ruleset=amigo"
+    assert {key: asked[-1][key] for key in ("status", "player", "ruleset")} == {
+        "status": ["ended"],
+        "player": ["Ana"],
+        "ruleset": ["amigo"],
+    }
+    assert page.input_value("#filter-player") == "Ana"
+    assert "No games match these filters." in page.inner_text("#games")
+
+
+def test_the_filters_find_the_stored_games(pages: Pages, site: Site) -> None:
+    page = pages.open("/?status=ended&player=Dan")
+
+    rows = page.locator("#games tbody tr")
+    assert rows.count() >= 1
+    assert all("Dan" in text for text in rows.all_inner_texts())
+    assert page.locator(f"tr[data-game='{site.finished.id}']").count() == 1
 
 
 def test_a_copy_of_a_game_links_to_the_game_it_copies(pages: Pages, site: Site) -> None:
-    listed = site.get("/api/games")["games"]
-    finished = next(game for game in listed if game["game_id"] == site.finished.id)
-    copy = {**finished, "game_id": str(uuid.UUID(int=3)), "duplicate_of": site.finished.id}
+    copy = {**listed(site), "game_id": str(uuid.UUID(int=3)), "duplicate_of": site.finished.id}
     page = pages.open("/")
-    page.route(
-        re.compile(r"/api/games(\?.*)?$"),
-        lambda route: route.fulfill(
-            status=200,
-            content_type="application/json",
-            body=json.dumps({"games": [copy], "total": 1, "next_offset": None}),
-        ),
-    )
+    answering(page, {"0": {"games": [copy], "total": 1, "next_offset": None}}, [])
     pages.goto(page, "/")
 
     row = page.locator(f"tr[data-game='{copy['game_id']}']")
     assert "a copy of game" in row.inner_text()
     original = row.get_by_role("link", name=f"game {site.finished.id[:8]}")
     assert original.get_attribute("href") == f"/games/{site.finished.id}/replay"
+
+
+def test_the_index_fits_a_phone(pages: Pages, site: Site) -> None:
+    page = pages.open("/", viewport=PHONE)
+
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    screenshot(page, "index-390x844", full_page=False)

@@ -40,7 +40,7 @@ def test_a_seat_plays_its_turn_from_its_live_table(pages: Pages, site: Site) -> 
         )
         act(page, kind)
         if kind == "reveal":
-            screenshot(page, "live-table-1280x800", full_page=False)
+            screenshot(page, "live-table-1366x850", full_page=False)
 
     summary = site.get(f"/api/games/{game.id}")
     assert (summary["turn"], summary["active_seat"]) == (2, 1)

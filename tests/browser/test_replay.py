@@ -86,8 +86,8 @@ def test_the_viewer_shows_the_table_at_the_step_asked_for(pages: Pages, site: Si
             assert BEANS[field["bean"]].label in box.inner_text()
             pays = coins_for(BEANS[field["bean"]].meter, field["count"])
             assert box.locator(".field-pays").get_attribute("data-pays") == str(pays)
-    screenshot(page, "replay-1280x800", full_page=False)
-    screenshot(page, "replay-1280-full-page")
+    screenshot(page, "replay-1366x850", full_page=False)
+    screenshot(page, "replay-1366-full-page")
 
 
 def test_the_buttons_and_the_arrow_keys_step_forward_and_back(pages: Pages, site: Site) -> None:

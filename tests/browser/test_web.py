@@ -14,7 +14,7 @@ from api.app import create_app
 from domain.rules.beans import BEANS
 
 ANY_GAME = "0b0b0b0b-0000-4000-8000-000000000000"
-PAGES = ["/", "/record", f"/games/{ANY_GAME}/replay", f"/play/{ANY_GAME}"]
+PAGES = ["/", "/record", "/import", f"/games/{ANY_GAME}/replay", f"/play/{ANY_GAME}"]
 
 
 @pytest.fixture

@@ -15,6 +15,7 @@ from domain.rules.events import (
     GameEnded,
     TurnEnded,
 )
+from domain.rules.notation import describe
 from tests.builders import kinds, rejection, run, table
 
 END_ON = [
@@ -181,3 +182,20 @@ def test_a_tie_for_most_coins_goes_to_most_hand_cards_or_furthest_clockwise_from
         winners=[winner],
         decided_by=tie_break,
     )
+
+
+@pytest.mark.parametrize(
+    ("winners", "decided_by", "line"),
+    [
+        ([1], MOST_HAND_CARDS, "Ben wins (tie broken by most hand cards)"),
+        ([0], SEAT_DISTANCE, "Ana wins (tie broken by furthest clockwise from the start player)"),
+        ([0, 1], "shared", "Ana and Ben share the win"),
+        ([0], None, "Ana wins"),
+    ],
+)
+def test_the_end_of_the_game_words_its_tie_break_as_the_rulebook_does(winners, decided_by, line):
+    ended = GameEnded(
+        scores=[5, 5, 2], hand_sizes=[1, 3, 0], winners=winners, decided_by=decided_by
+    )
+
+    assert describe(ended, ["Ana", "Ben", "Cleo"]) == f"Game over — Ana 5, Ben 5, Cleo 2; {line}"

@@ -11,6 +11,7 @@ export class ApiError extends Error {
     this.code = body?.code ?? "http_error";
     this.rule = body?.rule ?? null;
     this.errors = body?.errors ?? {};
+    this.body = body ?? null;
   }
 }
 

@@ -1,7 +1,9 @@
 // Each seat's coins over the turns, as an inline SVG line chart drawn from GET …/timeline.
-// Lines differ by colour and by dash pattern, and each ends with the seat's name.
+// Lines differ by colour and by dash pattern, and each ends with the seat's name. Pointing at a
+// turn shows every seat's coins there, a click goes to it, and the same figures come as a table
+// (`coinTable`), whose turn buttons go there too.
 
-import { h, s } from "./dom.js";
+import { h, plural, s } from "./dom.js";
 import { withRuleLinks } from "./rules.js";
 
 const SEAT_COLOURS = ["#0072b2", "#b34700", "#007a5a", "#a0467e", "#7a6200", "#3b3b98", "#222222"];
@@ -92,15 +94,34 @@ export function coinChart(timeline, { position = null, onPick = null, over = fal
       ),
     ),
   );
-  if (onPick) {
-    svg.addEventListener("click", (event) => {
-      const box = svg.getBoundingClientRect();
-      const at = ((event.clientX - box.left) / box.width) * WIDTH;
-      const index = Math.round(((at - MARGIN.left) / plotWidth) * (points.length - 1));
-      const point = points[Math.min(points.length - 1, Math.max(0, index))];
-      onPick(point.position);
+  const pointText = (point, index) =>
+    `${index === points.length - 1 && points.length > 1 ? (over ? "At the end" : "Now") : `Turn ${point.turn}`}: ${timeline.seats
+      .map((name, seat) => `${name} ${point.coins[seat] ?? "hidden"}`)
+      .join(", ")}`;
+  const readout = h("p", { class: "chart-readout muted" }, current === null ? "" : pointText(points[current], current));
+  const guide = s("line", { class: "hover-guide", x1: 0, x2: 0, y1: MARGIN.top, y2: MARGIN.top + plotHeight, visibility: "hidden" });
+  svg.append(guide);
+  // One column per turn: its title is the tooltip, pointing at it shows the coins below.
+  const half = points.length === 1 ? plotWidth / 2 : plotWidth / (points.length - 1) / 2;
+  points.forEach((point, index) => {
+    const column = s(
+      "rect",
+      { class: "turn-column", x: x(index) - half, y: MARGIN.top, width: half * 2, height: plotHeight, "data-position": point.position },
+      s("title", {}, `${pointText(point, index)}${onPick ? " (click to go there)" : ""}`),
+    );
+    column.addEventListener("mouseenter", () => {
+      guide.setAttribute("x1", x(index));
+      guide.setAttribute("x2", x(index));
+      guide.setAttribute("visibility", "visible");
+      readout.textContent = pointText(point, index);
     });
-  }
+    if (onPick) column.addEventListener("click", () => onPick(point.position));
+    svg.append(column);
+  });
+  svg.addEventListener("mouseleave", () => {
+    guide.setAttribute("visibility", "hidden");
+    readout.textContent = current === null ? "" : pointText(points[current], current);
+  });
   const legend = h(
     "ul",
     { class: "legend" },
@@ -117,5 +138,39 @@ export function coinChart(timeline, { position = null, onPick = null, over = fal
       ),
     ),
   );
-  return h("figure", { class: "chart" }, svg, h("figcaption", {}, legend));
+  return h("figure", { class: "chart" }, svg, readout, h("figcaption", {}, legend));
+}
+
+/** The chart's figures as a table: a row per turn, a column per seat; each turn's button goes to
+ * its first step (`onPick`). */
+export function coinTable(timeline, { position = null, onPick = null, over = false } = {}) {
+  const points = timeline.points;
+  if (!points.length) return null;
+  const rows = points.map((point, index) => {
+    const last = index === points.length - 1 && points.length > 1;
+    const name = last ? (over ? "End" : "Now") : `Turn ${point.turn}`;
+    const here = position !== null && point.position <= position && (points[index + 1]?.position ?? Infinity) > position;
+    return h(
+      "tr",
+      { class: here ? "current" : null, "aria-current": here ? "step" : null },
+      h("th", { scope: "row" }, onPick ? h("button", { type: "button", class: "link", "data-position": point.position, onclick: () => onPick(point.position) }, name) : name),
+      timeline.seats.map((_, seat) => h("td", {}, point.coins[seat] === null ? "hidden" : String(point.coins[seat]))),
+    );
+  });
+  return h(
+    "details",
+    { class: "coin-table", id: "coin-table" },
+    h("summary", {}, "The coins as a table"),
+    h(
+      "div",
+      { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "Coins by turn, as a table" },
+      h(
+        "table",
+        {},
+        h("caption", { class: "visually-hidden" }, `Each seat's coins at the start of each turn (${plural(points.length, "row")})`),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Turn"), timeline.seats.map((name) => h("th", { scope: "col" }, name)))),
+        h("tbody", {}, rows),
+      ),
+    ),
+  );
 }

@@ -1,18 +1,24 @@
 // A seat's live table: that seat's view, its legal commands as buttons (and a form for the
-// offers it may make), kept current by polling the seat's event feed.
+// offers it may make), kept current by the game's live stream (one connection, live.js).
 // URL: /play/<id>#token=… (the token is then kept in this browser) or /play/<id>#seat=N.
 
 import { api, errorView } from "./api.js";
-import { beansText, card, coinsFor, label, loadBeans } from "./beans.js";
+import { beansText, coinsFor, label, loadBeans } from "./beans.js";
+import { confirmAction } from "./confirm.js";
 import { fill, h, plural } from "./dom.js";
+import { markNew, newAtTheBack } from "./fresh.js";
+import { follow } from "./live.js";
+import { soundSwitch, turnNotice } from "./notify.js";
 import { renderTable, statusText } from "./table.js";
+import { enableTapToPlant } from "./tapplant.js";
 import { adoptToken, fragment, perspectiveKey, storedTokens, takeFragmentToken } from "./tokens.js";
+import { seatStatus } from "./waiting.js";
 
 const main = document.querySelector("main");
 const gameId = main.dataset.game;
 const base = `/api/games/${gameId}`;
 const app = document.getElementById("app");
-const POLL_MS = 1500;
+const LOG_LINES = 12;
 const ORDER = ["plant", "reveal", "draw", "end-trading", "offer-rest", "accept", "decline", "withdraw", "harvest", "buy-field", "discard-offered", "discard-from-hand"];
 
 const state = {
@@ -20,12 +26,16 @@ const state = {
   seat: null,
   view: null,
   ruleset: null,
-  log: [],
-  seen: 0,
+  log: new Map(), // position → the step's line, as this seat saw it
   draft: null,
   draftFor: null,
+  counter: null, // the offer a draft answers: sending it declines that offer first
   message: null,
   busy: false,
+  waiting: false,
+  fresh: { hand: 0, trade: 0 },
+  choice: { key: null },
+  title: document.title,
 };
 const ui = {};
 
@@ -74,58 +84,94 @@ function askForToken(problem = null) {
   main.dataset.ready = "true";
 }
 
-// --- reading --------------------------------------------------------------------------------------
+// --- the game as it goes --------------------------------------------------------------------------
 
-/** Read the feed on from the last event seen (up to position `until`); whether any came. */
-async function readFeed(until = Infinity) {
-  let more = true;
-  let fresh = false;
-  while (more && state.seen < until) {
-    const limit = Math.min(200, until - state.seen);
-    const page = await api(`${base}/events`, { token: state.token, query: { after: state.seen, limit } });
-    for (const item of page.items) {
-      state.log.push({ position: item.position, text: item.summary });
-      state.seen = item.position;
-      fresh = true;
-    }
-    more = page.next_after !== null;
+/** A newer view of the table: note which cards are new to this seat, then draw it. */
+function take(view) {
+  if (state.view && view.version < state.view.version) return;
+  const before = state.view?.seats[state.seat];
+  const after = view.seats[state.seat];
+  if (before && (before.hand?.length !== after.hand?.length || before.trade_area.length !== after.trade_area.length)) {
+    const hand = newAtTheBack(before.hand, after.hand);
+    const trade = newAtTheBack(before.trade_area, after.trade_area);
+    if (hand || trade) state.fresh = { hand, trade };
   }
-  state.log = state.log.slice(-30);
-  return fresh;
+  state.view = view;
 }
 
-async function poll() {
-  if (state.busy || document.hidden) return;
-  try {
-    if (await readFeed()) {
-      state.view = await api(`${base}/view`, { token: state.token });
-      render();
-    }
-  } catch {
-    // The next poll tries again.
+function remember(steps) {
+  for (const step of steps) state.log.set(step.position, step.summary);
+  const positions = [...state.log.keys()].sort((a, b) => a - b);
+  for (const position of positions.slice(0, -3 * LOG_LINES)) state.log.delete(position);
+}
+
+function onUpdate(update) {
+  remember(update.steps);
+  take(update.view);
+  if (!state.busy) render();
+}
+
+function onStatus(status, error) {
+  const text = { live: "● Live", reconnecting: "Reconnecting…", refused: "Not live", ended: "Game over" }[status];
+  fill(ui.live, h("span", { class: ["live-badge", status] }, text));
+  if (error) {
+    state.message = error;
+    render();
   }
 }
 
 // --- acting ---------------------------------------------------------------------------------------
 
-async function send(command) {
-  if (state.busy) return;
-  state.busy = true;
+/** Ask first where a slip would cost: a harvest worth no coin. */
+async function confirmed(command) {
+  if (command.type !== "harvest") return true;
+  const field = state.view.seats[state.seat].fields[command.field];
+  if (coinsFor(field.bean, field.count) > 0) return true;
+  return confirmAction({
+    question: `Harvest field ${command.field + 1} for 0 coins?`,
+    detail: `Its ${plural(field.count, "card")} of ${label(field.bean)} go to the discard pile and earn nothing.`,
+    yes: "Harvest for 0 coins",
+    no: "Keep the field",
+  });
+}
+
+/** Send one command; whether it was taken (a refusal is kept to show). */
+async function perform(command) {
+  const turn = state.view.turn;
+  state.fresh = { hand: 0, trade: 0 }; // the seat acts: what was new is seen
   try {
     const result = await api(`${base}/commands`, { method: "POST", token: state.token, body: command });
-    state.view = result.view;
-    const first = result.events.length ? result.events[0].position : result.version + 1;
-    await readFeed(first - 1); // what other seats did since the last poll, before this command
-    for (const item of result.events) state.log.push({ position: item.position, text: item.summary });
-    state.seen = Math.max(state.seen, result.version);
+    // The stream brings these lines too, in the seat's own words; until then, the answer's.
+    remember(result.events.map((item) => ({ position: item.position, summary: `T${turn} ${item.summary}` })));
+    take(result.view);
     state.message = null;
-    state.draft = null;
+    return true;
   } catch (error) {
     state.message = error;
+    return false;
+  }
+}
+
+/** Send commands one after the other (stopping at a refusal), then show the table. */
+async function send(...commands) {
+  if (state.busy || !(await confirmed(commands[0]))) return;
+  state.busy = true;
+  try {
+    for (const command of commands) {
+      if (!(await perform(command))) break;
+      state.draft = null;
+      state.counter = null;
+    }
   } finally {
     state.busy = false;
   }
   render();
+}
+
+/** Answer an offer with another: decline it (if it is still open), then send the new offer. */
+function sendCounter(offer) {
+  const decline = state.view.legal?.commands.find((c) => c.type === "decline" && c.offer === state.counter);
+  return decline ? send(decline, offer) : send(offer);
 }
 
 /** The cards a command gives, saying where each comes from: two Accept buttons for the same
@@ -183,43 +229,104 @@ function commandText(command, view) {
 // --- the page -------------------------------------------------------------------------------------
 
 function layout() {
-  ui.status = h("p", { id: "turn-status", "aria-live": "polite" });
+  ui.status = h("section", { id: "turn-status", class: "status-line", "aria-label": "Where the game stands", "aria-live": "polite" });
+  ui.live = h("span", { id: "live-status", class: "live" });
   ui.message = h("div", { id: "play-message", "aria-live": "assertive" });
   ui.actions = h("div", { id: "actions" });
   ui.table = h("div", { id: "table" });
-  ui.log = h("ol", { class: "log", id: "log", "aria-label": "Last events" });
+  ui.log = h("ol", { class: "log", id: "log", tabindex: 0, "aria-labelledby": "log-title" });
   fill(
     app,
-    ui.status,
+    h("div", { class: "status-row" }, ui.status, h("div", { class: "status-tools" }, ui.live, soundSwitch())),
     h(
       "div",
       { class: "play-grid" },
-      h("div", { class: "play-table" }, ui.table),
+      h("div", { class: "play-table" }, h("h2", { class: "visually-hidden" }, "The table"), ui.table),
       h("section", { class: "panel play-actions", "aria-labelledby": "actions-title" }, h("h2", { id: "actions-title" }, "Your moves"), ui.message, ui.actions),
       h("section", { class: "panel play-log", "aria-labelledby": "log-title" }, h("h2", { id: "log-title" }, "Last events"), ui.log),
     ),
   );
 }
 
+function statusView(view) {
+  const me = view.seats[state.seat];
+  if (view.phase === "ended") return h("p", { class: "headline waiting" }, statusText(view));
+  const status = seatStatus(view, state.seat);
+  const whose = view.active_seat === state.seat ? "your turn" : `${view.seats[view.active_seat].name}'s turn`;
+  const headline = status.mine && status.headline.startsWith("Your turn") ? status.headline.replace("Your turn", `Your turn, ${me.name}`) : status.headline;
+  return [
+    h("p", { class: ["headline", status.mine ? "your-turn" : "waiting"] }, headline),
+    h("p", { class: "where muted" }, `Turn ${view.turn} · ${view.phase_text} · ${whose}`),
+    status.why.length ? h("ul", { class: "why" }, status.why.map((line) => h("li", {}, line))) : null,
+  ];
+}
+
 function render() {
   const view = state.view;
-  const me = view.seats[state.seat];
   const focused = document.activeElement?.dataset?.key;
-  const mine = view.active_seat === state.seat && view.phase !== "ended";
-  fill(
-    ui.status,
-    view.phase === "ended"
-      ? h("span", { class: "waiting" }, statusText(view))
-      : mine
-        ? h("span", { class: "your-turn" }, `Your turn, ${me.name}`)
-        : h("span", { class: "waiting" }, `${view.seats[view.active_seat].name}'s turn${view.legal?.commands.length || view.legal?.offer ? ": you may act too" : ""}`),
-  );
-  fill(ui.table, renderTable(view, { viewerFirst: true }));
+  const status = view.phase === "ended" ? { mine: false } : seatStatus(view, state.seat);
+  turnNotice(state.title, status.mine, state.waiting);
+  state.waiting = status.mine;
+  fill(ui.status, statusView(view));
+  drawTable();
   fill(ui.message, state.message ? errorView(state.message) : null);
   fill(ui.actions, actionsView());
-  fill(ui.log, [...state.log].reverse().slice(0, 12).map((line) => h("li", {}, h("span", { class: "pos" }, String(line.position)), line.text)));
-  if (focused) ui.actions.querySelector(`[data-key="${CSS.escape(focused)}"]`)?.focus();
+  const lines = [...state.log].sort(([a], [b]) => b - a).slice(0, LOG_LINES);
+  fill(ui.log, lines.map(([position, text]) => h("li", {}, h("span", { class: "pos" }, String(position)), text)));
+  if (focused) document.querySelector(`[data-key="${CSS.escape(focused)}"]`)?.focus();
   main.dataset.version = String(view.version);
+}
+
+function drawTable() {
+  const view = state.view;
+  const table = renderTable(view, { viewerFirst: true });
+  const mine = table.querySelector(`.seat[data-seat="${state.seat}"]`);
+  markNew(mine?.querySelector(".open-hand"), state.fresh.hand);
+  markNew(mine?.querySelector(".trade-area"), state.fresh.trade);
+  enableTapToPlant(table, {
+    view,
+    seat: state.seat,
+    commands: view.legal?.commands ?? [],
+    choice: state.choice,
+    plant: (command) => send(command),
+    redraw: () => {
+      drawTable();
+      ui.table.querySelector("[aria-pressed='true'], .plant-here")?.focus();
+    },
+  });
+  fill(ui.table, table);
+}
+
+function legalButton(command, view) {
+  return h(
+    "button",
+    {
+      type: "button",
+      class: ["legal", ["reveal", "draw", "end-trading"].includes(command.type) && "primary"],
+      "data-command-type": command.type,
+      "data-key": `${command.type}-${JSON.stringify(command)}`,
+      onclick: () => send(command),
+    },
+    commandText(command, view),
+  );
+}
+
+function answersView(commands, legal) {
+  const view = state.view;
+  const byOffer = new Map();
+  for (const command of commands) byOffer.set(command.offer, [...(byOffer.get(command.offer) ?? []), command]);
+  return [...byOffer].map(([id, answers]) => {
+    const offer = view.offers.find((candidate) => candidate.id === id);
+    const mayCounter = offer && offer.to === state.seat && legal.offer?.to.includes(offer.proposer);
+    return h(
+      "div",
+      { class: "legal-group answer", "data-offer": id },
+      answers.map((command) => legalButton(command, view)),
+      mayCounter
+        ? h("button", { type: "button", class: "counter", "data-key": `counter-${id}`, onclick: () => startCounter(offer, legal.offer) }, `Counter #${id}…`)
+        : null,
+    );
+  });
 }
 
 function actionsView() {
@@ -236,28 +343,13 @@ function actionsView() {
     const group = ["accept", "decline", "withdraw"].includes(command.type) ? "answers" : ["harvest", "buy-field"].includes(command.type) ? "fields" : "turn";
     groups.set(group, [...(groups.get(group) ?? []), command]);
   }
-  const buttons = (list) =>
-    h(
-      "div",
-      { class: "legal-group" },
-      list.map((command, i) =>
-        h(
-          "button",
-          {
-            type: "button",
-            class: ["legal", ["reveal", "draw", "end-trading"].includes(command.type) && "primary"],
-            "data-command-type": command.type,
-            "data-key": `${command.type}-${JSON.stringify(command)}`,
-            "data-index": i,
-            onclick: () => send(command),
-          },
-          commandText(command, view),
-        ),
-      ),
-    );
+  const buttons = (list) => h("div", { class: "legal-group" }, list.map((command) => legalButton(command, view)));
   const parts = [];
   if (groups.has("turn")) parts.push(buttons(groups.get("turn")));
-  if (groups.has("answers")) parts.push(h("h3", {}, "Offers to answer"), buttons(groups.get("answers")));
+  if (groups.get("turn")?.some((command) => command.type === "plant")) {
+    parts.push(h("p", { class: "hint" }, "Or tap a card on the table, then the field to plant it in."));
+  }
+  if (groups.has("answers")) parts.push(h("h3", {}, "Offers to answer"), answersView(groups.get("answers"), legal));
   if (legal.offer) parts.push(offerForm(legal.offer));
   if (groups.has("fields")) parts.push(h("h3", {}, "Harvest or buy"), buttons(groups.get("fields")));
   if (!parts.length) {
@@ -267,13 +359,45 @@ function actionsView() {
   return parts;
 }
 
+function freshDraft(range) {
+  return { to: range.to[0], hand: [], revealed: [], area: [], wants: [] };
+}
+
+/** A counter-offer: the offer's cards turned round, for the player to change and send. */
+function startCounter(offer, range) {
+  const me = state.view.seats[state.seat];
+  const draft = { ...freshDraft(range), to: offer.proposer };
+  const taken = new Set();
+  for (const bean of offer.wants) {
+    const position = range.hand.find((p) => me.hand[p] === bean && !taken.has(`h${p}`));
+    if (position !== undefined) {
+      taken.add(`h${position}`);
+      draft.hand.push(position);
+      continue;
+    }
+    const revealed = range.revealed.findIndex((b, i) => b === bean && !taken.has(`r${i}`));
+    if (revealed >= 0) {
+      taken.add(`r${revealed}`);
+      draft.revealed.push(revealed);
+    }
+  }
+  draft.wants = offer.gives.filter((bean) => range.wants.includes(bean));
+  state.draft = draft;
+  state.draftFor = JSON.stringify(range);
+  state.counter = offer.id;
+  render();
+  document.getElementById("offer-form")?.scrollIntoView({ block: "nearest" });
+  document.querySelector("[data-key='make-offer']")?.focus();
+}
+
 function offerForm(range) {
   const view = state.view;
   const me = view.seats[state.seat];
   const key = JSON.stringify(range);
   if (state.draftFor !== key || !state.draft) {
     state.draftFor = key;
-    state.draft = { to: range.to[0], hand: [], revealed: [], area: [], wants: [] };
+    state.draft = freshDraft(range);
+    state.counter = null;
   }
   const draft = state.draft;
   const toggle = (list, value) => {
@@ -284,29 +408,33 @@ function offerForm(range) {
   };
   const chip = (bean, pressed, onclick, dataKey, note) =>
     h("button", { type: "button", class: ["card", `bean-${bean}`], "aria-pressed": String(pressed), "data-key": dataKey, onclick }, label(bean), h("span", { class: "card-note" }, note));
-  const submit = () =>
-    send({
-      type: "offer",
-      to: draft.to,
-      hand: [...draft.hand].sort((a, b) => a - b),
-      revealed: draft.revealed.map((i) => range.revealed[i]),
-      trade_area: draft.area.map((i) => range.trade_area[i]),
-      wants: draft.wants,
-    });
+  const offer = () => ({
+    type: "offer",
+    to: draft.to,
+    hand: [...draft.hand].sort((a, b) => a - b),
+    revealed: draft.revealed.map((i) => range.revealed[i]),
+    trade_area: draft.area.map((i) => range.trade_area[i]),
+    wants: draft.wants,
+  });
+  const countering = state.counter !== null && view.offers.some((o) => o.id === state.counter);
   return h(
     "section",
     { class: "offer-form", id: "offer-form", "aria-labelledby": "offer-title" },
-    h("h3", { id: "offer-title" }, "Make an offer"),
+    h("h3", { id: "offer-title" }, countering ? `Counter-offer to #${state.counter}` : "Make an offer"),
+    countering
+      ? h(
+          "p",
+          { class: "message info", id: "counter-note" },
+          `Sending it declines #${state.counter} first. `,
+          h("button", { type: "button", "data-key": "drop-counter", onclick: () => ((state.draft = freshDraft(range)), (state.counter = null), render()) }, "Start over"),
+        )
+      : null,
     h(
       "div",
       { class: "inline" },
       h("span", { class: "hint" }, "To"),
       range.to.map((seat) =>
-        h(
-          "button",
-          { type: "button", "aria-pressed": String(draft.to === seat), "data-key": `offer-to-${seat}`, onclick: () => ((draft.to = seat), render()) },
-          view.seats[seat].name,
-        ),
+        h("button", { type: "button", "aria-pressed": String(draft.to === seat), "data-key": `offer-to-${seat}`, onclick: () => ((draft.to = seat), render()) }, view.seats[seat].name),
       ),
     ),
     h("p", { class: "hint" }, "You give:"),
@@ -327,15 +455,20 @@ function offerForm(range) {
     ),
     h(
       "p",
-      { class: "inline" },
-      draft.wants.length
-        ? draft.wants.map((bean, i) => chip(bean, false, () => (draft.wants.splice(i, 1), render()), `wanted-${i}`, "remove"))
-        : h("span", { class: "muted" }, "nothing: a gift"),
+      { class: "inline", id: "wanted" },
+      draft.wants.length ? draft.wants.map((bean, i) => chip(bean, false, () => (draft.wants.splice(i, 1), render()), `wanted-${i}`, "remove")) : h("span", { class: "muted" }, "nothing: a gift"),
     ),
     h(
       "button",
-      { type: "button", class: "primary", id: "make-offer", "data-key": "make-offer", onclick: submit, disabled: !(draft.hand.length || draft.revealed.length || draft.area.length || draft.wants.length) },
-      `Offer to ${view.seats[draft.to].name}`,
+      {
+        type: "button",
+        class: "primary",
+        id: "make-offer",
+        "data-key": "make-offer",
+        onclick: () => (countering ? sendCounter(offer()) : send(offer())),
+        disabled: !(draft.hand.length || draft.revealed.length || draft.area.length || draft.wants.length),
+      },
+      `${countering ? "Counter" : "Offer"} to ${view.seats[draft.to].name}`,
     ),
   );
 }
@@ -358,25 +491,21 @@ async function start() {
   window.sessionStorage.setItem(`bohnanza.play.${gameId}`, key);
   state.token = storedTokens(gameId)[key];
   state.seat = Number(key.slice(5));
+  let first;
   try {
-    const [view, first] = await Promise.all([
-      api(`${base}/view`, { token: state.token }),
-      api(`${base}/events`, { token: state.token, query: { after: 0, limit: 1 } }),
-    ]);
-    state.view = view;
+    [state.view, first] = await Promise.all([api(`${base}/view`, { token: state.token }), api(`${base}/events`, { token: state.token, query: { after: 0, limit: 1 } })]);
     state.ruleset = first.items[0].event.ruleset;
-    state.seen = Math.max(0, view.version - 12);
-    await readFeed();
   } catch (error) {
     askForToken(errorView(error));
     return;
   }
   const me = state.view.seats[state.seat];
   document.getElementById("title").textContent = `${me.name}'s table`;
-  document.title = `${me.name}'s table · Bohnanza records`;
+  state.title = `${me.name}'s table · Bohnanza records`;
+  document.title = state.title;
   layout();
   render();
-  window.setInterval(poll, POLL_MS);
+  follow(gameId, { token: state.token, after: Math.max(0, state.view.version - LOG_LINES), onUpdate, onStatus, onEnd: () => onStatus("ended") });
   main.dataset.ready = "true";
 }
 

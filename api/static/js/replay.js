@@ -1,11 +1,20 @@
-// The replay viewer: the table at any step of a game, as a chosen viewer saw it.
+// The replay viewer: the table at any step of a game, as a chosen viewer saw it; a game still
+// being played is followed live (one connection, live.js) and the viewer moves with it while it
+// shows the last step.
 // URL: /games/<id>/replay?step=K&perspective=public|auditor|seat-N|host (never a token; a
 // seat's or the host's perspective needs its token in this browser, e.g. from #token=…).
+//
+// Hooks for other modules: `stepMarks` (steplist.js) marks steps in the list, and
+// `#view-options` holds switches that change what the table shows.
 
 import { ApiError, api, errorView } from "./api.js";
 import { loadBeans } from "./beans.js";
-import { coinChart } from "./chart.js";
+import { changedPaths } from "./changes.js";
+import { coinChart, coinTable } from "./chart.js";
 import { fill, h, plural, say, typing } from "./dom.js";
+import { follow } from "./live.js";
+import { NotesPanel } from "./notes.js";
+import { StepList, stepMarks } from "./steplist.js";
 import { phaseText, renderTable } from "./table.js";
 import { adoptToken, perspectiveKey, storedTokens, takeFragmentToken } from "./tokens.js";
 
@@ -14,21 +23,6 @@ const gameId = main.dataset.game;
 const base = `/api/games/${gameId}`;
 const app = document.getElementById("app");
 
-const GLYPHS = [
-  ["", "no mark"],
-  ["!", "! good move"],
-  ["!!", "!! excellent"],
-  ["?", "? mistake"],
-  ["??", "?? blunder"],
-  ["!?", "!? interesting"],
-  ["?!", "?! dubious"],
-];
-const VISIBILITIES = [
-  ["public", "everyone"],
-  ["table", "the players and the host"],
-  ["seat", "one seat"],
-  ["author", "only me"],
-];
 const KINDS = [
   ["FieldHarvested", "harvest"],
   ["TradeAccepted", "trade"],
@@ -37,11 +31,17 @@ const KINDS = [
   ["DiscardsReshuffled", "reshuffle"],
   ["TurnEnded", "turn end"],
 ];
+const KEYS = [
+  [["←", "→"], "previous or next step"],
+  [["PgUp", "PgDn"], "first step of the previous or next turn"],
+  [["Home", "End"], "first or last step"],
+  [["↑", "↓"], "previous or next step, in the step list"],
+  [["?"], "show or hide these keys"],
+];
 
 const state = {
   summary: null,
   steps: [],
-  turns: [],
   over: false,
   openToAll: false, // over, and so is every game it was forked from: every card is shown
   position: 1,
@@ -49,7 +49,10 @@ const state = {
   cache: new Map(),
   request: 0,
   timeline: null,
-  noted: new Map(),
+  live: null, // the stream's controller while the game is followed
+  lastView: null, // the newest view the stream brought: {position, view}
+  corrections: 0, // a tabletop game's corrections (its steps are those of the game as corrected)
+  asRecorded: false, // show what was entered, in order, each correction a step
 };
 const ui = {};
 
@@ -58,10 +61,9 @@ function tokenOf(perspective) {
 }
 
 function asked(perspective = state.perspective) {
-  return {
-    token: tokenOf(perspective),
-    query: perspective === "auditor" ? { perspective: "auditor" } : {},
-  };
+  const query = perspective === "auditor" ? { perspective: "auditor" } : {};
+  if (state.asRecorded) query.as = "recorded";
+  return { token: tokenOf(perspective), query };
 }
 
 function perspectiveName(key) {
@@ -72,11 +74,15 @@ function perspectiveName(key) {
   return `${state.summary.seats[seat] ?? key}'s view (seat ${seat + 1})`;
 }
 
-function linkFor(position, perspective) {
+function linkFor(position, perspective = state.perspective) {
   const url = new URL(window.location.pathname, window.location.origin);
   url.searchParams.set("step", position);
   url.searchParams.set("perspective", perspective);
   return url.toString();
+}
+
+function lastTurn() {
+  return state.steps.at(-1)?.turn ?? 0;
 }
 
 // --- layout -------------------------------------------------------------------------------------
@@ -85,90 +91,89 @@ function button(label, onclick, attributes = {}) {
   return h("button", { type: "button", onclick, ...attributes }, label);
 }
 
+function keysHelp() {
+  ui.keys = h(
+    "details",
+    { class: "keys-help", id: "keys" },
+    h("summary", {}, "Keys: ", h("kbd", {}, "←"), " ", h("kbd", {}, "→"), " step · ", h("kbd", {}, "PgUp"), " ", h("kbd", {}, "PgDn"), " turn · ", h("kbd", {}, "?"), " all keys"),
+    h(
+      "dl",
+      {},
+      KEYS.map(([keys, meaning]) => [h("dt", {}, keys.map((key, i) => [i ? " " : "", h("kbd", {}, key)])), h("dd", {}, meaning)]),
+    ),
+  );
+  return ui.keys;
+}
+
 function build() {
-  const last = state.steps.length;
-  ui.slider = h("input", {
+  ui.scrubber = h("input", {
     type: "range",
-    id: "step-slider",
-    min: 1,
-    max: last,
-    value: state.position,
-    "aria-label": "Step",
-    oninput: () => go(Number(ui.slider.value)),
+    id: "turn-scrubber",
+    min: state.steps[0].turn,
+    max: lastTurn(),
+    step: 1,
+    value: 0,
+    "aria-label": "Turn",
+    oninput: () => go(turnStart(Number(ui.scrubber.value))),
   });
-  ui.where = h("output", { id: "where", for: "step-slider", "aria-live": "polite" });
-  ui.turn = h("input", { type: "number", id: "turn", min: 0, max: state.turns.at(-1) ?? 0, inputmode: "numeric", required: true });
+  ui.where = h("output", { id: "where", for: "turn-scrubber", "aria-live": "polite" });
+  ui.live = h("span", { id: "live-status" });
+  ui.turn = h("input", { type: "number", id: "turn", min: 0, max: lastTurn(), inputmode: "numeric", required: true });
   ui.kind = h("select", { id: "kind", "aria-label": "Kind of step" }, KINDS.map(([kind, name]) => h("option", { value: kind }, name)));
   ui.perspective = h("select", { id: "perspective", onchange: () => choosePerspective(ui.perspective.value) });
   ui.token = h("input", { type: "password", id: "token", autocomplete: "off", placeholder: "bzt_…", spellcheck: "false" });
   ui.link = h("a", { id: "deep-link", href: "#" }, "Link to this step");
+  ui.record = h("span", { id: "record" });
   ui.message = h("div", { id: "message", "aria-live": "polite" });
   ui.summary = h("p", { id: "summary", class: "summary", "aria-live": "polite" });
   ui.heading = h("p", { id: "step-heading", class: "muted" });
   ui.table = h("div", { id: "table" });
   ui.chart = h("div", { id: "chart" });
-  ui.notes = h("div", { id: "notes" });
-  ui.noteForm = noteForm();
-  ui.list = h(
-    "ol",
-    { id: "step-list", class: "step-list", "aria-label": "Steps" },
-    state.steps.map((step) =>
-      h(
-        "li",
-        { id: `step-${step.position}`, "data-position": step.position },
-        h(
-          "a",
-          {
-            href: linkFor(step.position, state.perspective),
-            tabindex: -1,
-            onclick: (event) => {
-              event.preventDefault();
-              go(step.position);
-            },
-          },
-          h("span", { class: "pos" }, String(step.position)),
-          " ",
-          h("span", { class: "text" }, step.summary),
-          h("span", { class: "glyph" }),
-        ),
-      ),
-    ),
-  );
-  ui.list.addEventListener("keydown", (event) => {
+  ui.steps = new StepList({ names: state.summary.seats, duel: state.summary.players === 2, linkFor: (position) => linkFor(position), onPick: (position) => go(position) });
+  ui.steps.element.addEventListener("keydown", (event) => {
     if (event.key === "ArrowDown" || event.key === "ArrowUp") {
       event.preventDefault();
       go(state.position + (event.key === "ArrowDown" ? 1 : -1), { focusList: true });
     }
   });
+  ui.notes = new NotesPanel({
+    base,
+    names: state.summary.seats,
+    tokenOf,
+    perspective: () => state.perspective,
+    position: () => state.position,
+    over: () => state.over,
+    changed: async () => {
+      state.cache.delete(`${state.perspective}|${state.position}`);
+      await loadNoteIndex();
+      await show();
+    },
+  });
+  ui.stepsTitle = h("h2", { id: "steps-title" });
 
   fill(
     app,
     h(
       "section",
-      { class: "controls", "aria-label": "Step controls" },
+      { class: "stepper", "aria-label": "Step through the game" },
       h(
         "div",
-        { class: "row" },
-        h(
-          "div",
-          { class: "buttons", role: "group", "aria-label": "Move through the steps" },
-          button("« First", () => go(1), { id: "first", title: "First step (Home)" }),
-          button("‹ Previous", () => go(state.position - 1), { id: "previous", title: "Previous step (←)" }),
-          button("Next ›", () => go(state.position + 1), { id: "next", title: "Next step (→)" }),
-          button("Last »", () => go(state.steps.length), { id: "last", title: "Last step (End)" }),
-        ),
-        h("div", { class: "slider" }, ui.slider, ui.where),
+        { class: "buttons", role: "group", "aria-label": "Move through the steps" },
+        button("« First", () => go(1), { id: "first", title: "First step (Home)" }),
+        button("‹ Previous", () => go(state.position - 1), { id: "previous", title: "Previous step (←)" }),
+        button("Next ›", () => go(state.position + 1), { id: "next", title: "Next step (→)" }),
+        button("Last »", () => go(state.steps.length), { id: "last", title: "Last step (End)" }),
       ),
+      h("div", { class: "scrubber" }, ui.scrubber, ui.where, ui.live),
+    ),
+    keysHelp(),
+    h(
+      "section",
+      { class: "controls", "aria-label": "Find a step, choose whose view" },
       h(
         "div",
         { class: "row" },
-        h(
-          "form",
-          { class: "inline", onsubmit: jumpToTurn },
-          h("label", { for: "turn" }, "Turn"),
-          ui.turn,
-          h("button", { type: "submit", id: "go-turn" }, "Go"),
-        ),
+        h("form", { class: "inline", onsubmit: jumpToTurn }, h("label", { for: "turn" }, "Turn"), ui.turn, h("button", { type: "submit", id: "go-turn" }, "Go")),
         h(
           "div",
           { class: "inline", role: "group", "aria-label": "Find a step of a kind" },
@@ -182,16 +187,11 @@ function build() {
           "details",
           { class: "token-form" },
           h("summary", {}, "Add a token"),
-          h(
-            "form",
-            { class: "inline", onsubmit: useToken },
-            h("label", { for: "token" }, "Token"),
-            ui.token,
-            h("button", { type: "submit", id: "use-token" }, "Use"),
-          ),
+          h("form", { class: "inline", onsubmit: useToken }, h("label", { for: "token" }, "Token"), ui.token, h("button", { type: "submit", id: "use-token" }, "Use")),
         ),
-        h("div", { class: "inline" }, ui.link, button("Export record", exportRecord, { id: "export" })),
+        h("div", { class: "inline" }, ui.link, ui.record),
       ),
+      h("div", { id: "view-options", class: "row" }),
     ),
     ui.message,
     h("div", { class: "step-info" }, ui.heading, ui.summary),
@@ -201,18 +201,21 @@ function build() {
       h(
         "div",
         { class: "replay-main" },
+        h("h2", { class: "visually-hidden" }, "The table at this step"),
         ui.table,
         h("section", { class: "panel", "aria-labelledby": "chart-title" }, h("h2", { id: "chart-title" }, "Coins by turn"), ui.chart),
       ),
       h(
         "aside",
-        { class: "replay-side" },
-        h("section", { class: "panel", "aria-labelledby": "steps-title" }, h("h2", { id: "steps-title" }, `Steps (${state.steps.length})`), ui.list),
-        h("section", { class: "panel", "aria-labelledby": "notes-title" }, h("h2", { id: "notes-title" }, "Notes on this step"), ui.notes, ui.noteForm),
+        { class: "replay-side", "aria-label": "Steps and notes" },
+        h("section", { class: "panel", "aria-labelledby": "steps-title" }, ui.stepsTitle, ui.steps.element),
+        h("section", { class: "panel", "aria-labelledby": "notes-title" }, h("h2", { id: "notes-title" }, "Notes on this step"), ui.notes.element),
       ),
     ),
   );
+  ui.steps.fill(state.steps);
   fillPerspectives();
+  showRecordOffer();
 }
 
 function fillPerspectives() {
@@ -233,6 +236,16 @@ function fillPerspectives() {
   );
 }
 
+/** The record names every card: offered once it is open to all, and said so before. */
+function showRecordOffer() {
+  fill(
+    ui.record,
+    state.openToAll
+      ? button("Export record", exportRecord, { id: "export" })
+      : h("span", { class: "muted", id: "export-later" }, state.over ? "The record opens once the game it was forked from is over." : "The record opens once the game is over."),
+  );
+}
+
 // --- stepping -----------------------------------------------------------------------------------
 
 function go(position, { focusList = false } = {}) {
@@ -245,26 +258,16 @@ function go(position, { focusList = false } = {}) {
 
 function showPosition(focusList) {
   const step = state.steps[state.position - 1];
-  ui.slider.value = state.position;
+  const last = lastTurn();
+  ui.scrubber.max = last;
+  ui.scrubber.value = step.turn;
+  ui.scrubber.setAttribute("aria-valuetext", `Turn ${step.turn} of ${last}`);
   ui.where.value = `Step ${state.position} of ${state.steps.length} · turn ${step.turn}`;
   ui.where.textContent = ui.where.value;
-  for (const current of ui.list.querySelectorAll("li.current")) {
-    current.classList.remove("current");
-    current.querySelector("a").setAttribute("tabindex", "-1");
-    current.querySelector("a").removeAttribute("aria-current");
-  }
-  const item = document.getElementById(`step-${state.position}`);
-  item.classList.add("current");
-  const anchor = item.querySelector("a");
-  anchor.setAttribute("tabindex", "0");
-  anchor.setAttribute("aria-current", "step");
-  const list = ui.list;
-  const top = item.offsetTop;
-  if (top < list.scrollTop || top + item.offsetHeight > list.scrollTop + list.clientHeight) {
-    list.scrollTop = top - list.clientHeight / 2;
-  }
-  if (focusList) anchor.focus({ preventScroll: true });
-  const link = linkFor(state.position, state.perspective);
+  ui.turn.max = last;
+  ui.stepsTitle.textContent = `Steps (${state.steps.length})`;
+  ui.steps.current(state.position, { focus: focusList });
+  const link = linkFor(state.position);
   ui.link.href = link;
   window.history.replaceState(null, "", new URL(link).pathname + new URL(link).search);
   document.getElementById("first").disabled = state.position === 1;
@@ -274,7 +277,7 @@ function showPosition(focusList) {
 }
 
 async function detail(position, perspective) {
-  const key = `${perspective}|${position}`;
+  const key = `${perspective}|${state.asRecorded ? "recorded" : "corrected"}|${position}`;
   if (!state.cache.has(key)) {
     const { token, query } = asked(perspective);
     const loading = api(`${base}/steps/${position}`, { token, query });
@@ -284,9 +287,25 @@ async function detail(position, perspective) {
   return state.cache.get(key);
 }
 
+function heading(step, view, perspective) {
+  const actor = step.actor === null ? "" : ` · ${state.summary.seats[step.actor]}'s move`;
+  return `Step ${step.position}: ${phaseText(view)}${actor} · seen by ${perspectiveName(perspective)}`;
+}
+
 async function show() {
   const request = ++state.request;
   const { position, perspective } = state;
+  const live = state.lastView;
+  if (live && live.position === position) {
+    // The step the stream just brought: its table came with it, nothing to ask for.
+    const step = state.steps[position - 1];
+    ui.heading.textContent = heading(step, live.view, perspective);
+    ui.summary.textContent = step.summary;
+    fill(ui.table, renderTable(live.view, { changes: live.changes }));
+    ui.notes.show(live.notes ?? []);
+    drawChart();
+    return;
+  }
   let answer;
   try {
     answer = await detail(position, perspective);
@@ -295,12 +314,10 @@ async function show() {
     return;
   }
   if (request !== state.request) return;
-  const step = answer.step;
-  const actor = step.actor === null ? "" : ` · ${state.summary.seats[step.actor]}'s move`;
-  ui.heading.textContent = `Step ${step.position}: ${phaseText(answer.view)}${actor} · seen by ${perspectiveName(perspective)}`;
+  ui.heading.textContent = heading(answer.step, answer.view, perspective);
   ui.summary.textContent = answer.summary;
   fill(ui.table, renderTable(answer.view, { changes: answer.changes }));
-  showNotes(answer.notes);
+  ui.notes.show(answer.notes);
   drawChart();
   if (position < state.steps.length) detail(position + 1, perspective).catch(() => {});
 }
@@ -332,14 +349,15 @@ async function jumpToKind(direction) {
 
 function onKey(event) {
   if (event.altKey || event.ctrlKey || event.metaKey || typing(event)) return;
-  if (event.target === ui.slider) return;
+  if (event.target === ui.scrubber) return;
   const moves = {
     ArrowLeft: () => go(state.position - 1),
     ArrowRight: () => go(state.position + 1),
     Home: () => go(1),
     End: () => go(state.steps.length),
-    PageUp: () => go(turnStart(-1)),
-    PageDown: () => go(turnStart(1)),
+    PageUp: () => go(turnStart(state.steps[state.position - 1].turn - 1)),
+    PageDown: () => go(turnStart(state.steps[state.position - 1].turn + 1)),
+    "?": () => (ui.keys.open = !ui.keys.open),
   };
   const move = moves[event.key];
   if (!move) return;
@@ -347,15 +365,139 @@ function onKey(event) {
   move();
 }
 
-/** The first step of the previous (-1) or next (+1) turn. */
-function turnStart(direction) {
-  const turn = state.steps[state.position - 1].turn + direction;
+/** The first step of `turn` (the first or last step beyond the game's turns). */
+function turnStart(turn) {
   const step = state.steps.find((candidate) => candidate.turn === turn);
   if (step) return step.position;
-  return direction < 0 ? 1 : state.steps.length;
+  return turn < state.steps[0].turn ? 1 : state.steps.length;
+}
+
+// --- following a game as it is played -----------------------------------------------------------
+
+function coinsOf(view) {
+  return view.seats.map((seat) => seat.coins);
+}
+
+/** Bring the coin chart's figures on with new steps: a point for each turn that began, and the
+ * last point ("now") at the newest step. */
+function advanceTimeline(steps, view) {
+  const timeline = state.timeline;
+  if (!timeline) return;
+  const points = timeline.points;
+  const now = points.pop();
+  let turn = points.at(-1)?.turn ?? 0;
+  for (const step of steps) {
+    if (step.turn > turn) {
+      turn = step.turn;
+      points.push({ turn, position: step.position, coins: coinsOf(view) });
+    }
+  }
+  points.push({ ...now, turn, position: state.steps.length, coins: coinsOf(view) });
+}
+
+function onUpdate(update) {
+  if (state.asRecorded) return; // the stream follows the game as corrected
+  if (update.first_step !== null && update.first_step !== undefined && update.first_step <= state.steps.length && update.steps.length) {
+    // A correction changed steps already listed: list them all again.
+    Promise.all([loadSteps(), loadTimeline()]).then(() => {
+      showPosition(false);
+      drawChart();
+    });
+    return;
+  }
+  const known = state.steps.length;
+  const fresh = update.steps.filter((step) => step.position > known);
+  const following = state.position === known;
+  if (fresh.length) {
+    state.steps.push(...fresh);
+    ui.steps.append(fresh);
+    advanceTimeline(fresh, update.view);
+  }
+  if (!state.corrections && update.version !== state.steps.length) return; // the stream is behind the page's list
+  const before = state.lastView?.view;
+  state.lastView = { position: update.version, view: update.view, changes: before ? changedPaths(before, update.view) : [] };
+  if (following && fresh.length) go(state.steps.length);
+  else showPosition(false);
+}
+
+function onLiveStatus(status, error) {
+  const text = { live: "● Live", reconnecting: "Reconnecting…", refused: "Not live", ended: "Game over" }[status];
+  fill(ui.live, text ? h("span", { class: ["live-badge", status] }, text) : null);
+  if (error) fill(ui.message, errorView(error));
+}
+
+async function onGameEnd() {
+  onLiveStatus("ended");
+  state.live = null;
+  await Promise.all([loadSteps(), loadTimeline()]);
+  fillPerspectives();
+  showRecordOffer();
+  ui.notes.update();
+  showPosition(false);
+  drawChart();
+}
+
+function followLive() {
+  state.live?.stop();
+  state.live = null;
+  state.lastView = null;
+  if (state.over) {
+    fill(ui.live, null);
+    return;
+  }
+  const { token, query } = asked();
+  state.live = follow(gameId, { token, query, after: state.steps.length, onUpdate, onEnd: onGameEnd, onStatus: onLiveStatus });
 }
 
 // --- perspectives -------------------------------------------------------------------------------
+
+async function loadSteps() {
+  const answer = await api(`${base}/steps`, asked());
+  state.steps = answer.steps;
+  state.over = answer.over;
+  state.openToAll = answer.open_to_all;
+  state.corrections = answer.corrections;
+  state.position = Math.min(state.position, state.steps.length);
+  ui.steps?.fill(state.steps);
+  showCorrectionSwitch();
+}
+
+// --- a corrected tabletop game: as corrected (marked) or as recorded ------------------------------
+
+stepMarks.push((step) => {
+  if (step.corrected) return h("span", { class: "badge corrected-badge", title: `changed by correction ${step.corrected}` }, `corrected #${step.corrected}`);
+  if (step.kind === "EntriesCorrected") return h("span", { class: "badge corrected-badge" }, "correction");
+  return null;
+});
+
+function showCorrectionSwitch() {
+  const box = document.getElementById("view-options");
+  if (!box) return;
+  box.querySelector("#as-recorded-option")?.remove();
+  if (!state.corrections) return;
+  const input = h("input", { type: "checkbox", id: "as-recorded", checked: state.asRecorded });
+  input.addEventListener("change", async () => {
+    state.asRecorded = input.checked;
+    state.position = 1;
+    await Promise.all([loadSteps(), loadTimeline()]);
+    if (state.asRecorded) {
+      state.live?.stop();
+      state.live = null;
+    } else {
+      followLive();
+    }
+    showPosition(false);
+    await show();
+  });
+  box.append(
+    h(
+      "label",
+      { id: "as-recorded-option", class: "switch", title: "By default the game is shown as corrected, each step a correction changed marked" },
+      input,
+      ` As recorded (${plural(state.corrections, "correction")}, each a step)`,
+    ),
+  );
+}
 
 async function choosePerspective(key) {
   const previous = state.perspective;
@@ -368,23 +510,18 @@ async function choosePerspective(key) {
     await detail(state.position, key);
   } catch (error) {
     fill(ui.message, errorView(error));
-    state.perspective = previous === key ? "public" : previous;
-    fillPerspectives();
-    updateNoteForm();
-    await Promise.all([loadTimeline(), loadNoteIndex()]);
-    show();
-    return;
+    key = previous === key ? "public" : previous;
+    warning = null;
   }
-  say(ui.message, warning, "warning");
+  if (warning !== null) say(ui.message, warning, "warning");
   state.perspective = key;
+  await Promise.all([loadSteps(), loadTimeline(), loadNoteIndex()]);
   fillPerspectives();
-  for (const anchor of ui.list.querySelectorAll("a")) {
-    anchor.href = linkFor(Number(anchor.parentElement.dataset.position), key);
-  }
+  ui.steps.relink((position) => linkFor(position));
   showPosition(false);
-  updateNoteForm();
-  await Promise.all([loadTimeline(), loadNoteIndex()]);
-  show();
+  ui.notes.update();
+  followLive();
+  await show();
 }
 
 async function useToken(event) {
@@ -413,120 +550,23 @@ async function loadTimeline() {
 
 function drawChart() {
   if (!state.timeline) return;
-  fill(ui.chart, coinChart(state.timeline, { position: state.position, onPick: (position) => go(position), over: state.over }));
+  const options = { position: state.position, onPick: (position) => go(position), over: state.over };
+  const open = document.getElementById("coin-table")?.open;
+  const table = coinTable(state.timeline, options);
+  if (table && open) table.open = true;
+  fill(ui.chart, coinChart(state.timeline, options), table);
 }
 
 async function loadNoteIndex() {
-  state.noted = new Map();
+  const noted = new Map();
   try {
     const answer = await api(`${base}/annotations`, asked());
-    for (const note of answer.notes) {
-      state.noted.set(note.step, [...(state.noted.get(note.step) ?? []), note]);
-    }
+    for (const note of answer.notes) noted.set(note.step, [...(noted.get(note.step) ?? []), note]);
   } catch {
     // The notes stay unmarked in the list; the step's own notes still show.
   }
-  for (const item of ui.list.querySelectorAll("li.noted")) {
-    item.classList.remove("noted");
-    item.querySelector(".glyph").textContent = "";
-  }
-  for (const [step, notes] of state.noted) {
-    const item = document.getElementById(`step-${step}`);
-    if (!item) continue;
-    item.classList.add("noted");
-    item.querySelector(".glyph").textContent = ` ${notes.map((note) => note.glyph ?? "✎").join(" ")}`;
-  }
-}
-
-function showNotes(notes) {
-  if (!notes.length) {
-    fill(ui.notes, h("p", { class: "muted" }, "No notes on this step."));
-    return;
-  }
-  fill(
-    ui.notes,
-    h(
-      "ul",
-      { class: "notes" },
-      notes.map((note) =>
-        h(
-          "li",
-          { class: "note", "data-note": note.id },
-          note.glyph ? h("span", { class: "note-glyph", "aria-label": `mark ${note.glyph}` }, note.glyph) : null,
-          h("span", { class: "note-text" }, note.text),
-          h("span", { class: "note-meta" }, ` — ${note.author.name}${note.author.role === "guest" ? " (guest)" : ""}, for ${visibilityText(note)}`),
-        ),
-      ),
-    ),
-  );
-}
-
-function visibilityText(note) {
-  if (note.visibility === "seat") return `${state.summary.seats[note.seat]} only`;
-  return Object.fromEntries(VISIBILITIES)[note.visibility] ?? note.visibility;
-}
-
-function noteForm() {
-  ui.noteText = h("textarea", { id: "note-text", rows: 3, maxlength: 4000, required: true });
-  ui.glyph = h("select", { id: "note-glyph" }, GLYPHS.map(([glyph, name]) => h("option", { value: glyph }, name)));
-  ui.visibility = h(
-    "select",
-    { id: "note-visibility", onchange: () => updateNoteForm() },
-    VISIBILITIES.map(([value, name]) => h("option", { value }, name)),
-  );
-  ui.noteSeat = h("select", { id: "note-seat" });
-  ui.author = h("input", { id: "note-author", maxlength: 40, autocomplete: "nickname", value: window.localStorage.getItem("bohnanza.guest") ?? "" });
-  ui.noteMessage = h("div", { "aria-live": "polite" });
-  ui.authorRow = h("p", { class: "field-row" }, h("label", { for: "note-author" }, "Your name (as a guest)"), ui.author);
-  ui.seatRow = h("p", { class: "field-row" }, h("label", { for: "note-seat" }, "Seat"), ui.noteSeat);
-  return h(
-    "form",
-    { class: "note-form", onsubmit: addNote },
-    h("p", { class: "field-row" }, h("label", { for: "note-text" }, "Add a note"), ui.noteText),
-    h(
-      "div",
-      { class: "row" },
-      h("p", { class: "field-row" }, h("label", { for: "note-glyph" }, "Mark"), ui.glyph),
-      h("p", { class: "field-row" }, h("label", { for: "note-visibility" }, "Visible to"), ui.visibility),
-      ui.seatRow,
-    ),
-    ui.authorRow,
-    h("button", { type: "submit", id: "add-note" }, "Add note"),
-    ui.noteMessage,
-  );
-}
-
-function updateNoteForm() {
-  const guest = !tokenOf(state.perspective);
-  ui.authorRow.hidden = !guest;
-  ui.author.required = guest;
-  for (const option of ui.visibility.options) option.disabled = guest && option.value !== "public";
-  if (guest) ui.visibility.value = "public";
-  fill(ui.noteSeat, state.summary.seats.map((name, seat) => h("option", { value: seat }, name)));
-  ui.seatRow.hidden = ui.visibility.value !== "seat";
-}
-
-async function addNote(event) {
-  event.preventDefault();
-  const token = tokenOf(state.perspective);
-  const body = { step: state.position, text: ui.noteText.value, visibility: ui.visibility.value };
-  if (ui.glyph.value) body.glyph = ui.glyph.value;
-  if (body.visibility === "seat") body.seat = Number(ui.noteSeat.value);
-  if (!token) {
-    body.author = ui.author.value.trim();
-    window.localStorage.setItem("bohnanza.guest", body.author);
-  }
-  try {
-    await api(`${base}/annotations`, { method: "POST", token, body });
-  } catch (error) {
-    fill(ui.noteMessage, errorView(error));
-    return;
-  }
-  ui.noteText.value = "";
-  say(ui.noteMessage, "Note added.", "ok");
-  state.cache.delete(`${state.perspective}|${state.position}`);
-  await loadNoteIndex();
-  show();
+  state.noted = noted;
+  ui.steps?.notes(noted);
 }
 
 async function exportRecord() {
@@ -547,29 +587,15 @@ async function exportRecord() {
 
 // --- start --------------------------------------------------------------------------------------
 
+function subtitle() {
+  const summary = state.summary;
+  const status = summary.status === "ended" ? `ended after ${plural(summary.turn, "turn")}, won by ${summary.result.winners.map((seat) => summary.seats[seat]).join(" and ")}` : "being played";
+  return `${summary.ruleset} · ${summary.players} players · ${summary.mode} · ${status}`;
+}
+
 async function start() {
   await loadBeans();
-  try {
-    [state.summary, { steps: state.steps, turns: state.turns, over: state.over, open_to_all: state.openToAll }] = await Promise.all([
-      api(base),
-      api(`${base}/steps`),
-    ]);
-  } catch (error) {
-    document.getElementById("subtitle").textContent = "";
-    fill(app, errorView(error));
-    return;
-  }
-  const summary = state.summary;
-  document.getElementById("title").textContent = `Replay: ${summary.seats.join(", ")}`;
-  document.title = `Replay: ${summary.seats.join(", ")} · Bohnanza records`;
-  const status =
-    summary.status === "ended"
-      ? `ended after ${plural(state.turns.at(-1) ?? 0, "turn")}, won by ${summary.result.winners.map((seat) => summary.seats[seat]).join(" and ")}`
-      : `in progress, turn ${summary.turn}`;
-  document.getElementById("subtitle").textContent = `${summary.ruleset} · ${summary.players} players · ${summary.mode} · ${status}`;
-
   const params = new URLSearchParams(window.location.search);
-  state.position = Math.min(Math.max(1, Number(params.get("step")) || 1), state.steps.length);
   let perspective = params.get("perspective") ?? "public";
   let notice = null;
   const token = takeFragmentToken();
@@ -582,13 +608,27 @@ async function start() {
     }
   }
   if (!/^(public|auditor|host|seat-\d+)$/.test(perspective)) perspective = "public";
+  try {
+    state.summary = await api(base);
+    await loadSteps();
+  } catch (error) {
+    document.getElementById("subtitle").textContent = "";
+    fill(app, errorView(error));
+    return;
+  }
+  const summary = state.summary;
+  document.getElementById("title").textContent = `Replay: ${summary.seats.join(", ")}`;
+  document.title = `Replay: ${summary.seats.join(", ")} · Bohnanza records`;
+  document.getElementById("subtitle").textContent = subtitle();
+  state.position = Math.min(Math.max(1, Number(params.get("step")) || 1), state.steps.length);
   build();
-  updateNoteForm();
+  ui.notes.update();
   if (notice) fill(ui.message, notice);
   document.addEventListener("keydown", onKey);
   showPosition(false);
   if (perspective === "public") {
     await Promise.all([loadTimeline(), loadNoteIndex()]);
+    followLive();
     await show();
   } else {
     await choosePerspective(perspective);

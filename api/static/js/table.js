@@ -14,6 +14,18 @@ export function names(view) {
   return view.seats.map((seat) => seat.name);
 }
 
+/** How a tie for most coins was broken, in the rulebook's words (RULES §10.7); a shared win
+ * needs none (its verb says it). */
+const TIE_BREAKS = {
+  "most-hand-cards": "most hand cards",
+  "seat-distance": "furthest clockwise from the start player",
+};
+
+/** " (tie broken by most hand cards)", or nothing when no tie was broken. */
+export function tieBreakText(decidedBy) {
+  return TIE_BREAKS[decidedBy] ? ` (tie broken by ${TIE_BREAKS[decidedBy]})` : "";
+}
+
 /** "Game over — Ana 12, Ben 9; Ana wins". */
 function resultText(view) {
   const result = view.result;
@@ -21,7 +33,7 @@ function resultText(view) {
   const who = names(view);
   const scores = result.scores.map((score, seat) => `${who[seat]} ${score}`).join(", ");
   const winners = result.winners.map((seat) => who[seat]).join(" and ");
-  const how = result.decided_by ? ` (tie broken by ${result.decided_by})` : "";
+  const how = tieBreakText(result.decided_by);
   return `Game over — ${scores}; ${winners} ${result.winners.length === 1 ? "wins" : "share the win"}${how}`;
 }
 
@@ -58,7 +70,7 @@ function handView(seat, path, you) {
   if (seat.hand === null) {
     return h(
       "div",
-      { class: "hand hidden-hand", "data-path": path, "aria-label": `${seat.name}'s hand: ${plural(seat.hand_size, "card")}, face down` },
+      { class: "hand hidden-hand", "data-path": path, role: "group", "aria-label": `${seat.name}'s hand: ${plural(seat.hand_size, "card")}, face down` },
       h("span", { class: "zone-label" }, "Hand"),
       backs(seat.hand_size),
     );

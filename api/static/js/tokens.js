@@ -46,6 +46,13 @@ function storeToken(gameId, viewer, token) {
   window.localStorage.setItem(PREFIX + gameId, JSON.stringify(tokens));
 }
 
+/** Keep the tokens a new game's answer gave (`seats`: [{seat, token}], `host`): they are shown
+ * only once. */
+export function rememberTokens(gameId, { seats = [], host = null }) {
+  for (const { seat, token } of seats) storeToken(gameId, { kind: "seat", seat }, token);
+  if (host) storeToken(gameId, { kind: "host" }, host);
+}
+
 /** Games this browser holds a token for, with the keys held. */
 export function gamesWithTokens() {
   const games = {};

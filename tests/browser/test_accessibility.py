@@ -1,0 +1,88 @@
+"""Every page of the app, checked with axe-core (package.json's version, installed by npm): no
+serious or critical violation, at the desktop and the phone size, in the states a visitor meets
+them in. A screenshot of each is kept in test-artifacts/screenshots/<page>-<size>.png.
+
+The API docs are Swagger UI's own markup inside the site's page: axe checks the page around it
+(header, landmark, heading), not Swagger UI's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from .conftest import DESKTOP, PHONE, READY, Game, Pages, Site, axe_violations, screenshot
+
+pytestmark = pytest.mark.browser
+
+SIZES = {"desktop": DESKTOP, "phone": PHONE}
+
+
+def trading(site: Site) -> Game:
+    """A game in phase 2: Ana has turned up two cards and may offer them."""
+    game = site.new_game()
+    for body in ({"type": "plant", "field": 0}, {"type": "reveal"}):
+        response = site.client.post(
+            f"/api/games/{game.id}/commands", json=body, headers=game.seat(0)
+        )
+        assert response.status_code == 200
+    return game
+
+
+def running_replay(site: Site) -> str:
+    return f"/games/{trading(site).id}/replay?step=4"
+
+
+def finished_replay(site: Site) -> str:
+    return f"/games/{site.finished.id}/replay?step=200"
+
+
+def seat_table(site: Site) -> str:
+    game = trading(site)
+    return f"/play/{game.id}#token={game.seat_tokens[0]}"
+
+
+def waiting_table(site: Site) -> str:
+    game = trading(site)
+    return f"/play/{game.id}#token={game.seat_tokens[2]}"
+
+
+LIVE = "main[data-ready=true] #live-status .live-badge.live"
+"""A page following its game: ready once its stream is open (the network never falls idle)."""
+
+PAGES: dict[str, tuple[Callable[[Site], str], str, list[str]]] = {
+    "index": (lambda site: "/", READY, []),
+    "replay": (finished_replay, READY, []),
+    "replay-live": (running_replay, LIVE, []),
+    "play-trading": (seat_table, LIVE, []),
+    "play-waiting": (waiting_table, LIVE, []),
+    "record": (lambda site: "/record", READY, []),
+    "import": (lambda site: "/import", READY, []),
+    "docs": (lambda site: "/docs", ".swagger-ui .opblock", ["#swagger-ui-container"]),
+}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("name", PAGES)
+def test_a_page_has_no_serious_accessibility_violation(
+    pages: Pages, site: Site, name: str, size: str
+) -> None:
+    path, ready, excluded = PAGES[name]
+    page = pages.open(path(site), viewport=SIZES[size], ready=ready)
+
+    found = axe_violations(page, exclude=excluded)
+
+    screenshot(page, f"{name}-{size}")
+    assert found == []
+
+
+def test_the_replays_folded_offers_and_coin_table_opened_have_none_either(
+    pages: Pages, site: Site
+) -> None:
+    page: Any = pages.open(finished_replay(site))
+    page.click("#coin-table summary")
+    page.click("#keys summary")
+    page.locator("#step-list details.run summary").first.click()
+
+    assert axe_violations(page) == []
