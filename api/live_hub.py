@@ -25,6 +25,7 @@ streams then hold no request thread.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -41,6 +42,8 @@ from uuid import UUID
 import orjson
 
 from domain.rules import events as ev
+from domain.rules.state import TABLETOP
+from domain.rules.transcript import entries
 from projections.views import PUBLIC_VIEWER, Viewer, redact, render
 from replays.steps import StepCounter, step_line
 
@@ -87,7 +90,7 @@ def update_message(
     """One server-sent event: the game at `version` as one viewer sees it, and the steps it
     saw since the last message, the first of them step `first_step` (after a correction of a
     tabletop game, step 1 again: the steps replace those sent before)."""
-    first = first_step if first_step is not None else (steps[0]["position"] if steps else None)
+    first = None if not steps else first_step if first_step is not None else steps[0]["position"]
     data = _json({"version": version, "steps": steps, "first_step": first, "view": view})
     return b"id: %d\nevent: update\ndata: %s\n\n" % (version, data)
 
@@ -116,6 +119,16 @@ class _Watched:
     channels: dict[Viewer, _Channel] = field(default_factory=dict)
     corrections: int = 0
     """How many corrections the game had when `counter` began counting its steps."""
+    _entries: tuple[int, dict[int, int]] = (0, {})
+
+    def entries(self, facts: list[ev.Event]) -> dict[int, int]:
+        """Each fact's entry number (by index), for the game as corrected (kept per length)."""
+        if self._entries[0] != len(facts):
+            found = entries(facts, tabletop=self.counter.mode == TABLETOP)
+            numbers = {i: n for n, e in enumerate(found) for i in range(e.first, e.stop)}
+            self._entries = (len(facts), numbers)
+        return self._entries[1]
+
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -385,7 +398,7 @@ class LiveHub:
         in all and how many corrections the game had. A game never corrected has a step per
         version; after a correction (`restart`, or one the counter has not seen) every step is
         sent again from step 1."""
-        facts, corrections = self.views.corrected_until(game_id, end)
+        facts, corrections, marks = self.views.corrected_until(game_id, end)
         counter = watched.counter
         if corrections != watched.corrections:
             counter = watched.counter = StepCounter(counter.names, counter.mode)
@@ -393,7 +406,13 @@ class LiveHub:
         start = 0 if restart else min(start, len(facts))
         if len(counter.steps) < len(facts):
             counter.extend(facts[len(counter.steps) :])
-        steps = counter.steps[start : len(facts)]
+        numbers = watched.entries(facts)
+        steps = [
+            dataclasses.replace(
+                step, corrected=marks[step.position - 1], entry=numbers.get(step.position - 1)
+            )
+            for step in counter.steps[start : len(facts)]
+        ]
         if viewer == PUBLIC_VIEWER:
             lines = [step.to_dict() for step in steps]
         else:
@@ -418,7 +437,7 @@ class LiveHub:
                 view, version = self.views.view(game_id, channel.viewer)
                 if version <= channel.sent:
                     continue
-                _, corrections = self.views.corrected_until(game_id, version)
+                corrections = self.views.corrected_until(game_id, version)[1]
                 restart = corrections != channel.corrections
                 first_step, steps, count, corrections = self._steps(
                     game_id, watched, channel.viewer, channel.steps, version, restart=restart

@@ -118,9 +118,11 @@ class GameViews:
                 self._refresh(game_id, entry)
             return entry.facts[:version]
 
-    def corrected_until(self, game_id: UUID, version: int) -> tuple[list[ev.Event], int]:
-        """The game as corrected when it was at `version`, and how many corrections it had
-        then."""
+    def corrected_until(
+        self, game_id: UUID, version: int
+    ) -> tuple[list[ev.Event], int, list[int | None]]:
+        """The game as corrected when it was at `version`, how many corrections it had then, and
+        each fact's mark (the correction that changed its entry)."""
         entry = self._entry(game_id)
         with entry.lock:
             if len(entry.facts) < version:
@@ -128,7 +130,9 @@ class GameViews:
             corrections = sum(
                 isinstance(recorded.fact, ev.EntriesCorrected) for recorded in entry.facts[:version]
             )
-            return entry.corrected_at(version), corrections
+            facts = entry.corrected_at(version)
+            marks = entry.game.marks[: len(facts)]
+            return facts, corrections, marks
 
     def started(self, game_id: UUID) -> ev.GameStarted:
         """The game's first fact (NotFound for an unknown game): it never changes, so the store

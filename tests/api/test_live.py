@@ -88,7 +88,7 @@ def test_the_first_event_is_the_callers_view_now(
 
     assert public.next_event() == (
         "update",
-        {"version": 2, "steps": [], "view": view(client, game)},
+        {"version": 2, "steps": [], "first_step": None, "view": view(client, game)},
     )
     _name, data = ben.next_event()
     assert data["view"] == view(client, game, game.seat(1))
@@ -255,3 +255,24 @@ def test_a_follower_that_leaves_is_forgotten(
     follower.close()
 
     assert fast_hub.streams() == 0
+
+
+def test_after_a_correction_a_follower_gets_every_step_of_the_game_as_corrected_again(
+    client: FlaskClient, fast_hub: Any, followers: list[Follower]
+) -> None:
+    table = create_game(client, mode="tabletop", hands="unknown")
+    for body in (
+        {"type": "plant", "seat": 0, "field": 0, "bean": "blue"},
+        {"type": "reveal", "cards": ["chili", "soy"]},
+    ):
+        assert command(client, table, table.host(), **body).status_code == 200
+    public = follow(followers, client, table)
+    public.next_event()
+
+    command(client, table, table.host(), type="undo").close()
+
+    (update,) = public.update_at(5)
+    assert update["first_step"] == 1
+    assert update["steps"] == client.get(f"{table.url}/steps").get_json()["steps"]
+    assert [step["kind"] for step in update["steps"]][-1] == "BeanPlanted"
+    assert update["view"]["revealed"] == []
