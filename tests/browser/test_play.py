@@ -122,3 +122,36 @@ def test_what_another_seat_did_just_before_this_seat_s_command_is_in_its_log(
     log = anas.inner_text("#log")  # newest first
     assert "Ben offers Ana 1 Stink for nothing" in log
     assert log.index("Ana ends trading") < log.index("Ben offers Ana") < log.index("Ana reveals")
+
+
+def test_a_seat_of_a_game_with_unknown_hands_notes_its_hand_plants_and_reveals(
+    pages: Pages, site: Site
+) -> None:
+    game = site.new_game(mode="tabletop", hands="unknown")
+    page = table_of(pages, game, 0, viewport=PHONE)
+
+    page.click("#note-hand > summary")
+    page.select_option("[data-key='note-0']", "blue")
+    page.select_option("[data-key='note-2']", "red")
+    version = page.get_attribute("main", "data-version")
+    page.click("#save-note")
+    page.wait_for_function("v => document.querySelector('main').dataset.version !== v", arg=version)
+
+    mine = site.get(f"/api/games/{game.id}/view", headers=game.seat(0))["seats"][0]["hand"]
+    assert mine == ["blue", None, "red", None, None]
+    host = site.get(
+        f"/api/games/{game.id}/view", headers={"Authorization": f"Bearer {game.host_token}"}
+    )
+    assert host["seats"][0]["hand"] is None
+    first = page.locator("#actions button.legal[data-command-type='plant'] >> nth=0")
+    assert first.inner_text().startswith("Plant Blue")
+    act(page, "plant")
+    for bean in ("chili", "soy"):
+        version = page.get_attribute("main", "data-version") if bean == "soy" else None
+        page.click(f"#reveal-cards button[data-bean='{bean}']")
+    page.wait_for_function("v => document.querySelector('main').dataset.version !== v", arg=version)
+
+    view = site.get(f"/api/games/{game.id}/view", headers=game.seat(0))
+    assert view["revealed"] == ["chili", "soy"]
+    assert view["seats"][0]["fields"][0] == {"bean": "blue", "count": 1}
+    screenshot(page, "live-table-unknown-hands-390x844", full_page=False)

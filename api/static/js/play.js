@@ -11,6 +11,7 @@ import { follow } from "./live.js";
 import { soundSwitch, turnNotice } from "./notify.js";
 import { renderTable, statusText } from "./table.js";
 import { enableTapToPlant } from "./tapplant.js";
+import { groupPlants, handCardText, notePanel, possibleBeans, revealPanel } from "./unseen.js";
 import { adoptToken, fragment, perspectiveKey, storedTokens, takeFragmentToken } from "./tokens.js";
 import { seatStatus } from "./waiting.js";
 
@@ -36,6 +37,7 @@ const state = {
   fresh: { hand: 0, trade: 0 },
   choice: { key: null },
   title: document.title,
+  unseen: { cards: [], open: false, reveal: [] }, // a game with unknown hands: the note, a reveal
 };
 const ui = {};
 
@@ -179,7 +181,7 @@ function sendCounter(offer) {
 function cardsGiven(command, view) {
   const hand = view.seats[state.seat].hand ?? [];
   const parts = [
-    ...(command.hand ?? []).map((position) => `${label(hand[position])} (hand card ${position + 1})`),
+    ...(command.hand ?? []).map((position, i) => `${label(command.hand_beans?.[i] ?? hand[position])} (hand card ${position + 1})`),
     ...(command.revealed ?? []).map((bean) => `${label(bean)} (face up)`),
     ...(command.trade_area ?? []).map((bean) => `${label(bean)} (trade area)`),
   ];
@@ -218,7 +220,7 @@ function commandText(command, view) {
     case "discard-offered":
       return `Discard the offered ${label(command.bean)}`;
     case "discard-from-hand":
-      return `Discard ${label(me.hand[command.position])} (hand ${command.position + 1})`;
+      return `Discard ${label(command.bean ?? me.hand[command.position])} (hand ${command.position + 1})`;
     case "offer-rest":
       return "Offer the rest to the other player";
     default:
@@ -345,7 +347,16 @@ function actionsView() {
   }
   const buttons = (list) => h("div", { class: "legal-group" }, list.map((command) => legalButton(command, view)));
   const parts = [];
-  if (groups.has("turn")) parts.push(buttons(groups.get("turn")));
+  const unknown = view.hands === "unknown";
+  if (unknown && legal.chance?.type === "reveal") {
+    parts.push(revealPanel(view, legal.chance, state.unseen, { redraw: render, send: (command) => send(command) }));
+  }
+  if (groups.has("turn") && unknown) {
+    const plants = groups.get("turn").filter((command) => command.type === "plant");
+    const rest = groups.get("turn").filter((command) => command.type !== "plant");
+    if (plants.length) parts.push(groupPlants(view, state.seat, plants, (command) => legalButton(command, view)));
+    if (rest.length) parts.push(buttons(rest));
+  } else if (groups.has("turn")) parts.push(buttons(groups.get("turn")));
   if (groups.get("turn")?.some((command) => command.type === "plant")) {
     parts.push(h("p", { class: "hint" }, "Or tap a card on the table, then the field to plant it in."));
   }
@@ -356,6 +367,7 @@ function actionsView() {
     const active = view.seats[view.active_seat].name;
     parts.push(h("p", { class: "muted", id: "nothing-to-do" }, `Nothing to do now: waiting for ${active}.`));
   }
+  if (unknown) parts.push(notePanel(view, state.seat, state.unseen, { redraw: render, send: (command) => send(command) }));
   return parts;
 }
 
@@ -408,14 +420,28 @@ function offerForm(range) {
   };
   const chip = (bean, pressed, onclick, dataKey, note) =>
     h("button", { type: "button", class: ["card", `bean-${bean}`], "aria-pressed": String(pressed), "data-key": dataKey, onclick }, label(bean), h("span", { class: "card-note" }, note));
-  const offer = () => ({
-    type: "offer",
-    to: draft.to,
-    hand: [...draft.hand].sort((a, b) => a - b),
-    revealed: draft.revealed.map((i) => range.revealed[i]),
-    trade_area: draft.area.map((i) => range.trade_area[i]),
-    wants: draft.wants,
-  });
+  const unknown = view.hands === "unknown";
+  draft.beans ??= {};
+  const offer = () => {
+    const hand = [...draft.hand].sort((a, b) => a - b);
+    const body = {
+      type: "offer",
+      to: draft.to,
+      hand,
+      revealed: draft.revealed.map((i) => range.revealed[i]),
+      trade_area: draft.area.map((i) => range.trade_area[i]),
+      wants: draft.wants,
+    };
+    if (unknown && hand.length) body.hand_beans = hand.map((position) => draft.beans[position] ?? me.hand?.[position] ?? null);
+    return body;
+  };
+  const beanFor = (position) =>
+    h(
+      "select",
+      { "aria-label": `the bean of card ${position + 1}`, "data-key": `give-bean-${position}`, onchange: (event) => ((draft.beans[position] = event.target.value || null), render()) },
+      h("option", { value: "" }, "which bean?"),
+      possibleBeans(view, me.hand_piles[position]).map((bean) => h("option", { value: bean, selected: (draft.beans[position] ?? me.hand?.[position]) === bean }, label(bean))),
+    );
   const countering = state.counter !== null && view.offers.some((o) => o.id === state.counter);
   return h(
     "section",
@@ -441,7 +467,16 @@ function offerForm(range) {
     h(
       "div",
       { class: "chips" },
-      range.hand.map((position) => chip(me.hand[position], draft.hand.includes(position), () => toggle(draft.hand, position), `give-hand-${position}`, `hand ${position + 1}`)),
+      range.hand.map((position) =>
+        unknown
+          ? h(
+              "span",
+              { class: "given" },
+              h("button", { type: "button", "aria-pressed": String(draft.hand.includes(position)), "data-key": `give-hand-${position}`, onclick: () => toggle(draft.hand, position) }, handCardText(view, state.seat, position)),
+              draft.hand.includes(position) ? beanFor(position) : null,
+            )
+          : chip(me.hand[position], draft.hand.includes(position), () => toggle(draft.hand, position), `give-hand-${position}`, `hand ${position + 1}`),
+      ),
       range.revealed.map((bean, i) => chip(bean, draft.revealed.includes(i), () => toggle(draft.revealed, i), `give-up-${i}`, "face up")),
       range.trade_area.map((bean, i) => chip(bean, draft.area.includes(i), () => toggle(draft.area, i), `give-area-${i}`, "trade area")),
     ),
