@@ -331,7 +331,7 @@ class Table:
         self.rng.shuffle(seats)
         seats.sort(key=lambda seat: self._priority(state, seat))
         for seat in seats:
-            legal = self._with_chance(state, legal_commands(state, seat))
+            legal = self._with_chance(state, seat, legal_commands(state, seat))
             if not legal:
                 continue
             offers_made = self._offers[(state.turn, seat)]
@@ -355,12 +355,15 @@ class Table:
             start += size
         return cmd.Deal(tuple(hands))
 
-    def _with_chance(self, state: GameState, legal: Legal) -> Legal:
-        """`legal`, its tabletop chance step (a reveal or a draw) made a command naming cards."""
-        if legal.chance is None:
+    def _with_chance(self, state: GameState, seat: int, legal: Legal) -> Legal:
+        """`legal`, with the tabletop chance step of the active seat (a reveal or a draw) made a
+        command naming cards, as the host would enter it (with known hands only the host names
+        the cards off the pile: a seat's own legal commands do not offer the step)."""
+        step = legal.chance or (chance_step(state) if seat == state.active else None)
+        if step is None or step.kind == "deal":
             return legal
-        kind = {"reveal": cmd.Reveal, "draw": cmd.Draw}[legal.chance.kind]
-        cards = draw_through(state, legal.chance.count, self.rng.choice)
+        kind = {"reveal": cmd.Reveal, "draw": cmd.Draw}[step.kind]
+        cards = draw_through(state, step.count, self.rng.choice)
         chance = kind(state.active, tuple(cards))
         return Legal((*legal.commands, chance), legal.offer, None, legal.offers)
 
