@@ -12,7 +12,7 @@ import pytest
 
 from .conftest import Pages, Site, screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_the_index_lists_the_games_and_opens_a_replay(pages: Pages, site: Site) -> None:

@@ -15,8 +15,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 
 from .server import STARTUP_SECONDS, free_port
+
+pytestmark = pytest.mark.slow  # real servers
 
 BOHNANZA = Path(sys.executable).with_name("bohnanza")
 READY = "API docs:"

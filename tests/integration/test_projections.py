@@ -414,6 +414,7 @@ def tracked_position(engine: Engine) -> int:
 # --- values ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_each_seat_s_scoreboard_line_counts_what_the_facts_record(store: PlayedStore) -> None:
     with store.engine.connect() as connection:
         for game_id, facts in store.facts.items():
@@ -427,6 +428,7 @@ def test_each_seat_s_scoreboard_line_counts_what_the_facts_record(store: PlayedS
                 assert [line.coins for line in lines] == ended.scores
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_the_bot_games_trade_donate_and_buy_fields_so_every_column_is_exercised(
     store: PlayedStore,
 ) -> None:
@@ -438,6 +440,7 @@ def test_the_bot_games_trade_donate_and_buy_fields_so_every_column_is_exercised(
     assert any(line.coins < line.coins_earned for line in lines)
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_the_games_table_records_each_game_s_ruleset_seats_turns_and_result(
     store: PlayedStore,
 ) -> None:
@@ -466,6 +469,7 @@ def test_the_games_table_records_each_game_s_ruleset_seats_turns_and_result(
             assert record.decided_by == ended.decided_by
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_games_are_listed_oldest_first_and_filtered_by_status_player_and_preset(
     store: PlayedStore,
 ) -> None:
@@ -485,6 +489,7 @@ def test_games_are_listed_oldest_first_and_filtered_by_status_player_and_preset(
     } == {g for g, spec in store.specs.items() if spec.preset == "amigo-1997" and g not in running}
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_the_leaderboard_sums_each_player_s_ended_games_overall_by_preset_and_by_player_count(
     store: PlayedStore,
 ) -> None:
@@ -505,6 +510,7 @@ def test_the_leaderboard_sums_each_player_s_ended_games_overall_by_preset_and_by
             assert standing.average_score == standing.total_score / standing.games
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_a_running_secret_treasury_game_shows_coins_to_their_owner_only(
     store: PlayedStore,
 ) -> None:
@@ -522,6 +528,7 @@ def test_a_running_secret_treasury_game_shows_coins_to_their_owner_only(
     assert [line.harvests for line in public] == [line.harvests for line in truth]
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_an_ended_secret_treasury_game_shows_every_seat_s_coins(store: PlayedStore) -> None:
     game_id = store.game(next(s for s in GAMES if s.options == SECRET and not s.stop_after))
 
@@ -532,6 +539,7 @@ def test_an_ended_secret_treasury_game_shows_every_seat_s_coins(store: PlayedSto
     ]
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_a_running_game_with_open_treasuries_shows_every_seat_s_coins(store: PlayedStore) -> None:
     game_id = store.game(next(s for s in GAMES if s.options is None and s.stop_after))
 
@@ -542,6 +550,7 @@ def test_a_running_game_with_open_treasuries_shows_every_seat_s_coins(store: Pla
     ]
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_a_game_the_projections_never_saw_has_no_scoreboard(store: PlayedStore) -> None:
     with pytest.raises(NotFound):
         queries.scoreboard(store.engine, UUID(int=0))
@@ -550,6 +559,7 @@ def test_a_game_the_projections_never_saw_has_no_scoreboard(store: PlayedStore) 
 # --- rebuilding, crashes and concurrency ----------------------------------------------------------
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_catching_up_after_every_command_builds_what_a_rebuild_from_scratch_builds(
     store: PlayedStore,
 ) -> None:
@@ -560,6 +570,7 @@ def test_catching_up_after_every_command_builds_what_a_rebuild_from_scratch_buil
     assert_tables_hold(store.engine, store.facts)
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_a_rebuild_in_small_batches_builds_the_same_tables(store: PlayedStore) -> None:
     store.projector.rebuild(batch_size=25)
 
@@ -584,6 +595,7 @@ class CrashingScoreboards(Scoreboards):
         super().process(connection, batch)
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_a_batch_that_fails_midway_leaves_no_trace_and_is_processed_once_later(
     store: PlayedStore,
 ) -> None:
@@ -601,6 +613,7 @@ def test_a_batch_that_fails_midway_leaves_no_trace_and_is_processed_once_later(
     assert dump(store.engine) == store.incremental
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_a_projector_killed_during_a_rebuild_resumes_without_loss_or_double_counting(
     shared_store: PlayedStore,
 ) -> None:
@@ -641,6 +654,7 @@ def test_a_projector_killed_during_a_rebuild_resumes_without_loss_or_double_coun
     assert dump(store.engine) == store.incremental
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_two_projectors_catching_up_at_once_in_threads_count_every_event_once(
     store: PlayedStore,
 ) -> None:
@@ -676,6 +690,7 @@ with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
 """
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_two_projector_processes_catching_up_at_once_count_every_event_once(
     shared_store: PlayedStore,
 ) -> None:
@@ -706,6 +721,7 @@ def test_two_projector_processes_catching_up_at_once_count_every_event_once(
     assert dump(store.engine) == store.incremental
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_a_follower_process_kept_up_with_the_play_and_stopped_cleanly_on_sigterm(
     store: PlayedStore,
 ) -> None:
@@ -718,6 +734,7 @@ def test_a_follower_process_kept_up_with_the_play_and_stopped_cleanly_on_sigterm
     assert output.endswith(f"Stopped at position {store.end}.\n")
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_the_cli_rebuilds_the_projections_and_reports_them_up_to_date(
     shared_store: PlayedStore,
 ) -> None:
