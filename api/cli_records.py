@@ -15,7 +15,7 @@ import click
 from domain.application import Bohnanza
 from domain.rules import events as ev
 from domain.rules.errors import BohnanzaError
-from domain.rules.rulesets import PRESETS
+from domain.rules.rulesets import PRESETS, Ruleset
 from projections.runner import Projector
 from replays.games import (
     AlreadyImported,
@@ -23,7 +23,6 @@ from replays.games import (
     audit_stored_game,
     export_game,
     import_record,
-    verify_game,
 )
 from replays.record import (
     IllegalRecord,
@@ -176,31 +175,48 @@ def _refused(error: IllegalRecord, as_json: bool) -> NoReturn:
 @click.option(
     "--ruleset",
     type=click.Choice(list(PRESETS)),
-    help="Check under this preset [default: the record's own ruleset, or its preset if options "
-    "are given].",
+    help="Check under this preset, with the game's own options [default: the game's preset].",
 )
 @click.option(
-    "--option", "options", multiple=True, metavar="NAME=VALUE", help="Ruleset option (repeatable)."
+    "--option",
+    "options",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A ruleset option changed from the game's own; its other options stay (repeatable).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 def verify_command(
     ctx: click.Context, target: str, ruleset: str | None, options: tuple[str, ...], as_json: bool
 ) -> None:
-    """Re-decide a stored game or a record file under its own ruleset or another one, and
-    report the first illegal step or how the result differs. Exit status 1 when illegal."""
-    chosen = parse_options(options) if options else None
+    """Re-decide a stored game or a record file under its own ruleset, or under another.
+
+    GAME is an id or id prefix. `--ruleset` and `--option` ask what if the game had been played
+    under another preset or with some options changed: the game's other options stay, and the
+    report compares the result with the recorded one. Exit status 1 when illegal."""
+    changed = parse_options(options)
     try:
         if target == "-" or Path(target).is_file():
-            report = verify(_read(target), ruleset, chosen)
+            subject: Record | list[ev.Event] = _read(target)
         else:
             with open_store(ctx) as app:
-                report = verify_game(app, _game(app, target), ruleset, chosen)
+                subject = app.facts(_game(app, target))
+        what_if = ruleset is not None or bool(changed)
+        report = verify(subject, ruleset, {**_own_options(subject), **changed} if what_if else None)
     except BohnanzaError as error:
         raise click.ClickException(str(error)) from None
     _print_report(report, as_json)
     if not report.legal:
         raise SystemExit(1)
+
+
+def _own_options(subject: Record | list[ev.Event]) -> dict[str, Any]:
+    """The options a record or a stored game was played with."""
+    if isinstance(subject, Record):
+        return dict(subject.ruleset.options)
+    started = subject[0]
+    assert isinstance(started, ev.GameStarted)
+    return dict(Ruleset.from_dict(started.ruleset).options)
 
 
 def _print_report(report: Report, as_json: bool) -> None:
@@ -215,8 +231,10 @@ def _print_report(report: Report, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
 @click.pass_context
 def audit_command(ctx: click.Context, game: str, as_json: bool) -> None:
-    """Check a stored game's invariants (every card accounted for, hand order, scores = coins)
-    and that re-deciding its commands gives its facts. Exit status 1 when a problem is found."""
+    """Check a stored game's invariants and that re-deciding its commands gives its facts.
+
+    The invariants: every card accounted for, hand order, scores = coins. Exit status 1 when a
+    problem is found."""
     with open_store(ctx) as app:
         game_id = _game(app, game)
         problems = audit_stored_game(app, game_id)

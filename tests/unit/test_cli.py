@@ -124,3 +124,28 @@ def test_a_setting_that_cannot_be_used_stops_the_command_with_its_name(monkeypat
         "Error: BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS must be a number of hours above 0 and at "
         "most 87,600, not '1e8'\n"
     )
+
+
+def test_verify_with_an_option_keeps_the_game_s_other_options(run):
+    played = run(
+        "play", "--players", "Ana,Ben", "--seed", "4", "--quiet",
+        "--option", "duel_start_fields=3",
+    )  # fmt: skip
+    game_id = played.output.split()[1]
+
+    result = run("verify", game_id, "--option", "tie_break=shared")
+
+    assert result.exit_code == 0, result.output
+    assert "Legal under rio-grande with duel_start_fields=3, tie_break=shared" in result.output
+
+
+def test_verify_with_another_preset_keeps_the_game_s_options(run):
+    played = run(
+        "play", "--players", "Ana,Ben,Cleo", "--seed", "4", "--quiet",
+        "--option", "allow_retrade=true",
+    )  # fmt: skip
+    game_id = played.output.split()[1]
+
+    result = run("verify", game_id, "--ruleset", "amigo", "--json")
+
+    assert '"allow_retrade": true' in result.output
