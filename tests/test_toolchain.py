@@ -100,3 +100,8 @@ def test_ci_runs_the_type_checker_as_the_commit_hook_does():
     ci = (ROOT / ".ci" / "run").read_text()
 
     assert _hooks()["mypy"]["entry"] in ci.splitlines()
+
+
+@pytest.mark.postgres
+def test_a_postgresql_test_is_in_the_slow_set_so_the_fast_subset_needs_no_server(request):
+    assert request.node.get_closest_marker("slow") is not None
