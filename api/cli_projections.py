@@ -32,7 +32,9 @@ def _projector(ctx: click.Context) -> Iterator[Projector]:
 
 @click.group()
 def projections() -> None:
-    """Read models (games, scoreboards, leaderboard): follow, rebuild, status."""
+    """Read models: keep them current, rebuild them, or show how far they are.
+
+    `status` names each projection; `rebuild NAME` rebuilds one of them."""
 
 
 def _file_named(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Path | None:
@@ -125,7 +127,8 @@ def _opened_when_reachable(
 )
 @click.pass_context
 def rebuild(ctx: click.Context, name: str | None, batch_size: int) -> None:
-    """Drop the read models (or only projection NAME) and rebuild them from every stored event."""
+    """Drop the read models (or only projection NAME, as `status` names it) and rebuild them
+    from every stored event."""
     with _projector(ctx) as projector:
         if name is not None and name not in projector.projections:
             raise click.BadParameter(
