@@ -228,7 +228,7 @@ PILE_ENDINGS = [
 
 
 @pytest.mark.parametrize("options", PILE_ENDINGS, ids=lambda o: ",".join(o) or "default")
-@pytest.mark.parametrize(("preset", "players"), CONFIGS)
+@pytest.mark.parametrize(("preset", "players"), slow_beyond(CONFIGS, keep=1))
 def test_a_table_is_asked_for_exactly_the_cards_each_reveal_and_draw_takes(
     preset: str, players: int, options: dict[str, object]
 ) -> None:
