@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner, Result
 
 from api.cli import main
-from api.security import TokenStore
+from api.cli_tokens import reissue
+from api.security import REMEMBERED_SECONDS, TokenStore
 from projections.engine import projection_engine
 
 from .conftest import web_app
@@ -115,3 +116,7 @@ def test_a_reissue_in_the_same_process_forgets_the_old_tokens_at_once(url, game)
         assert tokens.resolve(UUID(game.id), new.host) is not None
     finally:
         engine.dispose()
+
+
+def test_the_help_says_how_long_a_running_server_may_accept_a_replaced_token():
+    assert f"within {REMEMBERED_SECONDS:g} seconds" in (reissue.help or "")
