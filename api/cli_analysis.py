@@ -12,7 +12,7 @@ from domain.rules import events as ev
 from projections.views import AUDITOR_VIEWER, HOST_VIEWER, PUBLIC_VIEWER, Viewer
 from replays import annotations, forks
 
-from .cli_support import find_game, open_store
+from .cli_support import find_game, open_store, table
 
 
 def _author(seats: list[str], who: str) -> annotations.Author:
@@ -121,12 +121,18 @@ def notes(ctx: click.Context, game: str, who: str) -> None:
         shown = annotations.notes_for(app, game_id, facts, _viewer(first.seats, who))
     if not shown:
         click.echo("No notes.")
-    for item in shown:
-        glyph = f" {item.glyph}" if item.glyph else ""
-        edited = f" (edited {len(item.history)}×)" if item.history else ""
-        click.echo(
-            f"step {item.step:>4}{glyph}  {item.author.name} [{item.visibility}]: {item.text}{edited}"
+        return
+    rows = [
+        (
+            str(item.step),
+            item.glyph or "",
+            item.author.name,
+            item.visibility,
+            item.text + (f" (edited {len(item.history)}×)" if item.history else ""),
         )
+        for item in shown
+    ]
+    click.echo(table(("STEP", "GLYPH", "AUTHOR", "VISIBILITY", "NOTE"), rows))
 
 
 @click.command()

@@ -15,7 +15,7 @@ from domain.storage import first_line
 from projections.heartbeat import Heartbeat
 from projections.runner import BATCH_SIZE, REBUILD_BATCH_SIZE, Projector
 
-from .cli_support import open_store
+from .cli_support import open_store, table
 from .errors import UNAVAILABLE
 from .settings import Settings
 
@@ -149,9 +149,16 @@ def rebuild(ctx: click.Context, name: str | None, batch_size: int) -> None:
 def status(ctx: click.Context) -> None:
     """Each projection's position beside the end of the event store."""
     with _projector(ctx) as projector:
-        for line in projector.status():
-            state = "up to date" if not line.behind else f"{line.behind} events behind"
-            click.echo(f"{line.name}: at {line.position} of {line.store_position}, {state}")
+        rows = [
+            (
+                line.name,
+                str(line.position),
+                str(line.store_position),
+                "up to date" if not line.behind else f"{line.behind} events behind",
+            )
+            for line in projector.status()
+        ]
+    click.echo(table(("PROJECTION", "POSITION", "STORE", "STATE"), rows))
 
 
 def _lowest(projector: Projector) -> int:
