@@ -1,6 +1,6 @@
 """`bohnanza export | import | verify | audit`: portable records and rules disputes.
 
-Register on the main group with `for command in COMMANDS: main.add_command(command)`.
+`bohnanza` (api/cli.py) imports this module when one of them runs.
 """
 
 from __future__ import annotations
