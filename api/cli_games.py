@@ -88,11 +88,11 @@ def play(
                 turn = state.turn
                 click.echo(f"— Turn {turn}: {state.name(state.active)} —")
             outcome = app.execute(outcome.game_id, table.next_command(state))
-            projector.catch_up()
             state = fold(outcome.facts, state)
             if not quiet:
                 for fact in outcome.facts:
                     click.echo(f"  {describe(fact, names, show_hidden=show_hidden)}")
+        projector.catch_up()  # once, after the last command: no one reads them mid-game
         final = outcome.facts[-1]
         assert isinstance(final, ev.GameEnded)
         if quiet:
