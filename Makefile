@@ -31,6 +31,7 @@ bench: install
 	$(PY) -m bench.replay
 	$(PY) -m bench.projections
 	$(PY) -m bench.api
+	$(PY) -m bench.cli
 
 ci:
 	.ci/run

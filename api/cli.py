@@ -1,32 +1,141 @@
-"""The `bohnanza` command line: play bot games, list and show stored games, describe rulesets."""
+"""The `bohnanza` command line: play bot games, list and show stored games, describe rulesets,
+serve, replay, records and disputes, notes and forks, read models, tokens.
+
+Each command lives in an `api/cli_*.py` module that is imported only when that command runs (or
+its own help is asked for): the modules bring in the engine, the store, Flask and gunicorn, which
+take seconds to import, and `bohnanza --help` needs none of them. The list below gives each
+command's one-line help for `bohnanza --help`; a test checks it against the command's own.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-import json
-import random
+import importlib
+from typing import NamedTuple
 
 import click
 
-from domain.bots import BOTS, Table
-from domain.rules import events as ev
-from domain.rules.errors import BohnanzaError, NotFound
-from domain.rules.evolve import fold
-from domain.rules.notation import describe, draw_table
-from domain.rules.rulesets import DEFAULT_PRESET, OPTIONS, PRESETS, resolve_ruleset
-from projections.queries import games as read_games
-from projections.runner import Projector
 
-from .cli_analysis import COMMANDS as ANALYSIS_COMMANDS
-from .cli_projections import projections
-from .cli_records import COMMANDS as RECORD_COMMANDS
-from .cli_replay import replay
-from .cli_serve import serve
-from .cli_support import find_game, open_store, parse_options
-from .settings import Settings
+class Entry(NamedTuple):
+    """Where a command is defined, and its one-line help."""
+
+    module: str
+    name: str
+    short_help: str
+    """The first sentence of the command's help."""
 
 
-@click.group()
+COMMANDS = {
+    "play": Entry(
+        "api.cli_games",
+        "play",
+        "Play a complete game between bots, store it and print what happened.",
+    ),
+    "games": Entry(
+        "api.cli_games",
+        "games",
+        "List stored games, oldest first, with their results.",
+    ),
+    "show": Entry(
+        "api.cli_games",
+        "show",
+        "Print a game's table and its event log in readable form (GAME: id or id prefix).",
+    ),
+    "rulesets": Entry(
+        "api.cli_games",
+        "rulesets",
+        "Describe every preset and option (generated from the data the engine uses).",
+    ),
+    "serve": Entry(
+        "api.cli_serve",
+        "serve",
+        "Run the API and web pages on this machine (production: gunicorn, see the README).",
+    ),
+    "replay": Entry(
+        "api.cli_replay",
+        "replay",
+        "Step through a stored game as one viewer saw it (GAME: id or id prefix).",
+    ),
+    "export": Entry(
+        "api.cli_records",
+        "export_command",
+        "Write a stored game as a portable bohnanza-record/1 JSON record (GAME: id or id prefix).",
+    ),
+    "import": Entry(
+        "api.cli_records",
+        "import_command",
+        "Re-decide every command of a record (FILE, or - for stdin) and store it as a new game.",
+    ),
+    "verify": Entry(
+        "api.cli_records",
+        "verify_command",
+        "Re-decide a stored game or a record file under its own ruleset, or under another.",
+    ),
+    "audit": Entry(
+        "api.cli_records",
+        "audit_command",
+        "Check a stored game's invariants and that re-deciding its commands gives its facts.",
+    ),
+    "note": Entry(
+        "api.cli_analysis",
+        "note",
+        "Annotate a step of a game.",
+    ),
+    "notes": Entry(
+        "api.cli_analysis",
+        "notes",
+        "The notes on a game that a viewer may read.",
+    ),
+    "fork": Entry(
+        "api.cli_analysis",
+        "fork",
+        "Start a what-if sandbox (a tabletop game) from a step of a game.",
+    ),
+    "forks": Entry(
+        "api.cli_analysis",
+        "list_forks",
+        "A game's parent and forks; for a fork, its outcome beside its parent's.",
+    ),
+    "projections": Entry(
+        "api.cli_projections",
+        "projections",
+        "Read models: keep them current, rebuild them, or show how far they are.",
+    ),
+    "reissue": Entry(
+        "api.cli_tokens",
+        "reissue",
+        "New seat and host tokens for a stored game, replacing the old ones (GAME: id or id prefix).",
+    ),
+}
+"""Every command: where it is defined, and the first sentence of its help (`bohnanza --help`
+shows as much of it as fits, as click does)."""
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported when used, listed from `COMMANDS` without importing."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        command = getattr(importlib.import_module(entry.module), entry.name)
+        assert isinstance(command, click.Command)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The commands and their one-line help, from `COMMANDS` alone."""
+        width = formatter.width - 6 - max(len(name) for name in COMMANDS)
+        rows = [
+            (name, click.Command(name, help=COMMANDS[name].short_help).get_short_help_str(width))
+            for name in self.list_commands(ctx)
+        ]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup)
 @click.option(
     "--database-url",
     envvar="BOHNANZA_DATABASE_URL",
@@ -36,6 +145,10 @@ from .settings import Settings
 @click.pass_context
 def main(ctx: click.Context, database_url: str | None) -> None:
     """Record, play and replay games of Bohnanza."""
+    import dataclasses
+
+    from .settings import Settings
+
     try:
         settings = Settings.from_env()
     except ValueError as error:  # a setting that cannot be used: its name and why, no traceback
@@ -44,171 +157,6 @@ def main(ctx: click.Context, database_url: str | None) -> None:
         settings = dataclasses.replace(settings, database_url=database_url)
     ctx.obj = settings
 
-
-@main.command()
-@click.option("--players", required=True, help="Seat names in clockwise order, e.g. Ana,Ben,Cleo")
-@click.option(
-    "--ruleset", default=DEFAULT_PRESET, show_default=True, type=click.Choice(list(PRESETS))
-)
-@click.option("--option", "options", multiple=True, metavar="NAME=VALUE", help="Ruleset option.")
-@click.option("--seed", type=int, help="Seed for the shuffles and the bots [default: random].")
-@click.option(
-    "--bots",
-    default="greedy",
-    show_default=True,
-    help="greedy or random, or one per seat: greedy,random,greedy",
-)
-@click.option("--start-seat", default=0, show_default=True, help="Seat that plays first (0-based).")
-@click.option("--show-hidden/--public", default=False, help="Print drawn cards and hands.")
-@click.option("--quiet", is_flag=True, help="Print only the game id and the result.")
-@click.pass_context
-def play(
-    ctx: click.Context,
-    players: str,
-    ruleset: str,
-    options: tuple[str, ...],
-    seed: int | None,
-    bots: str,
-    start_seat: int,
-    show_hidden: bool,
-    quiet: bool,
-) -> None:
-    """Play a complete game between bots, store it and print what happened."""
-    names = [name.strip() for name in players.split(",") if name.strip()]
-    kinds = [kind.strip() for kind in bots.split(",")]
-    if len(kinds) == 1:
-        kinds *= len(names)
-    unknown = [kind for kind in kinds if kind not in BOTS]
-    if unknown or len(kinds) != len(names):
-        raise click.BadParameter(
-            f"give one bot kind ({', '.join(BOTS)}) or one per seat", param_hint="--bots"
-        )
-    seed = random.randrange(2**31) if seed is None else seed
-    with open_store(ctx) as app, Projector.for_url(app, ctx.obj.database_url) as projector:
-        try:
-            outcome = app.start_game(
-                names,
-                preset=ruleset,
-                options=parse_options(options),
-                start_seat=start_seat,
-                seed=seed,
-            )
-        except BohnanzaError as error:
-            raise click.ClickException(str(error)) from None
-        projector.catch_up()
-        state = fold(outcome.facts)
-        click.echo(f"Game {outcome.game_id} — {ruleset}, {len(names)} players, seed {seed}")
-        if not quiet:
-            for fact in outcome.facts:
-                click.echo(f"  {describe(fact, names, show_hidden=show_hidden)}")
-        table = Table([BOTS[kind]() for kind in kinds], random.Random(seed))
-        turn = 0
-        while not state.is_over:
-            if not quiet and state.turn != turn:
-                turn = state.turn
-                click.echo(f"— Turn {turn}: {state.name(state.active)} —")
-            outcome = app.execute(outcome.game_id, table.next_command(state))
-            projector.catch_up()
-            state = fold(outcome.facts, state)
-            if not quiet:
-                for fact in outcome.facts:
-                    click.echo(f"  {describe(fact, names, show_hidden=show_hidden)}")
-        final = outcome.facts[-1]
-        assert isinstance(final, ev.GameEnded)
-        if quiet:
-            click.echo(describe(final, names))
-        click.echo(f"Stored as {outcome.game_id} ({outcome.version} events)")
-
-
-@main.command()
-@click.pass_context
-def games(ctx: click.Context) -> None:
-    """List stored games, oldest first; copies and what-if forks are marked, as neither counts
-    in the leaderboard (the read models are caught up first, to tell them)."""
-    with open_store(ctx) as app, Projector.for_url(app, ctx.obj.database_url) as projector:
-        summaries = app.games()
-        projector.catch_up()
-        records = {record.game_id: record for record in read_games(projector.engine)}
-    if not summaries:
-        click.echo("No games stored yet. Try: bohnanza play --players Ana,Ben,Cleo")
-        return
-    for summary in summaries:
-        if summary.ended and summary.scores is not None and summary.winners is not None:
-            winners = " and ".join(summary.seats[seat] for seat in summary.winners)
-            status = f"ended, {winners} won ({'-'.join(map(str, summary.scores))})"
-        else:
-            status = "in progress"
-        record = records.get(summary.game_id)
-        if record is not None and record.duplicate_of is not None:
-            status += f"; a copy of {record.duplicate_of}"
-        elif record is not None and record.sandbox:
-            status += "; a what-if fork"
-        click.echo(
-            f"{summary.game_id}  {summary.started_at:%Y-%m-%d %H:%M}  {summary.preset:<10} "
-            f"{summary.mode:<8} {', '.join(summary.seats)} — {status}"
-        )
-
-
-@main.command()
-@click.argument("game")
-@click.option("--show-hidden/--public", default=True, help="Include hands and drawn cards.")
-@click.pass_context
-def show(ctx: click.Context, game: str, show_hidden: bool) -> None:
-    """Print a game's table and its event log in readable form (GAME: id or id prefix)."""
-    with open_store(ctx) as app:
-        game_id = find_game(app, game)
-        try:
-            recorded = app.recorded_facts(game_id)
-        except NotFound as error:
-            raise click.ClickException(str(error)) from None
-    first = recorded[0].fact
-    assert isinstance(first, ev.GameStarted)
-    names = first.seats
-    state = fold([r.fact for r in recorded])  # a correction carries its table: as corrected
-    click.echo(f"Game {game_id}")
-    click.echo(draw_table(state))
-    click.echo("")
-    for r in recorded:
-        line = describe(r.fact, names, show_hidden=show_hidden)
-        click.echo(f"{r.version:>5}  {r.recorded_at:%H:%M:%S}  {line}")
-
-
-@main.command()
-def rulesets() -> None:
-    """Describe every preset and option (generated from the data the engine uses)."""
-    for preset in PRESETS.values():
-        counts = preset.player_counts
-        click.echo(f"{preset.id}  ({counts[0]}–{counts[-1]} players; {preset.source})")
-        click.echo(f"    {preset.description}")
-        for players in counts:
-            rules = resolve_ruleset(preset.id, players)
-            third = (
-                f"third field {rules.third_field_cost} coins → {rules.third_field_coins_to}"
-                if rules.third_field
-                else "no third field for sale"
-            )
-            click.echo(
-                f"    {players}p: {rules.deck_size} cards ({len(rules.beans)} types), deal "
-                f"{'/'.join(map(str, rules.deal))}, {rules.fields_at_start} fields, {third}, "
-                f"reveal {rules.reveal}, draw {rules.draw}, ends on exhaustion "
-                f"{rules.end_on_exhaustion}, tie-break {' > '.join(rules.tie_break)}"
-            )
-    click.echo("")
-    click.echo("Options (--option NAME=VALUE; defaults come from the preset):")
-    for option in OPTIONS.values():
-        choices = " | ".join(
-            json.dumps(choice) if not isinstance(choice, str) else choice
-            for choice in option.choices
-        )
-        duel = " (bean duel only)" if option.duel_only else ""
-        listing = " (a list, in order)" if option.is_list else ""
-        click.echo(f"  {option.name}{duel}  RULES §{option.section}")
-        click.echo(f"      {option.description}")
-        click.echo(f"      values{listing}: {choices}")
-
-
-for _command in (serve, projections, replay, *RECORD_COMMANDS, *ANALYSIS_COMMANDS):
-    main.add_command(_command)
 
 if __name__ == "__main__":
     main()

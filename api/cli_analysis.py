@@ -12,7 +12,7 @@ from domain.rules import events as ev
 from projections.views import AUDITOR_VIEWER, HOST_VIEWER, PUBLIC_VIEWER, Viewer
 from replays import annotations, forks
 
-from .cli_support import find_game, open_store
+from .cli_support import find_game, open_store, table
 
 
 def _author(seats: list[str], who: str) -> annotations.Author:
@@ -56,7 +56,10 @@ def note(
     for_seat: int | None,
     who: str,
 ) -> None:
-    """Annotate a step of a game."""
+    """Annotate a step of a game.
+
+    A note is hidden from every reader who may not know its step's cards (another seat's draw,
+    the deal), whatever its visibility; `note` warns when part of its audience cannot read it."""
     with open_store(ctx) as app:
         game_id = find_game(app, game)
         facts = app.corrected_facts(game_id)
@@ -74,6 +77,32 @@ def note(
             seat=for_seat,
         )
     click.echo(f"note {added.id} on step {added.step} by {added.author.name}")
+    blind = [
+        who
+        for who, viewer in _audience(added, first.seats)
+        if not annotations.may_see(added, viewer, facts[added.step - 1], first.mode)
+    ]
+    if blind:
+        click.echo(
+            f"Warning: step {added.step} holds cards that {_listed(blind)} may not know, so "
+            f"{'they' if len(blind) > 1 else 'it'} cannot read this {added.visibility} note.",
+            err=True,
+        )
+
+
+def _audience(note: annotations.Note, seats: list[str]) -> list[tuple[str, Viewer]]:
+    """Who a note's visibility shows it to, by name (its author reads it anyway)."""
+    each_seat = [(name, Viewer.of_seat(seat)) for seat, name in enumerate(seats)]
+    everyone = {
+        "public": [("the public", PUBLIC_VIEWER), *each_seat, ("the host", HOST_VIEWER)],
+        "table": [*each_seat, ("the host", HOST_VIEWER)],
+        "seat": [pair for pair in each_seat if pair[1].seat == note.seat],
+    }.get(note.visibility, [])
+    return [(who, viewer) for who, viewer in everyone if not note.author.is_viewer(viewer)]
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 @click.command()
@@ -92,12 +121,18 @@ def notes(ctx: click.Context, game: str, who: str) -> None:
         shown = annotations.notes_for(app, game_id, facts, _viewer(first.seats, who))
     if not shown:
         click.echo("No notes.")
-    for item in shown:
-        glyph = f" {item.glyph}" if item.glyph else ""
-        edited = f" (edited {len(item.history)}×)" if item.history else ""
-        click.echo(
-            f"step {item.step:>4}{glyph}  {item.author.name} [{item.visibility}]: {item.text}{edited}"
+        return
+    rows = [
+        (
+            str(item.step),
+            item.glyph or "",
+            item.author.name,
+            item.visibility,
+            item.text + (f" (edited {len(item.history)}×)" if item.history else ""),
         )
+        for item in shown
+    ]
+    click.echo(table(("STEP", "GLYPH", "AUTHOR", "VISIBILITY", "NOTE"), rows))
 
 
 @click.command()

@@ -15,7 +15,7 @@ from domain.storage import first_line
 from projections.heartbeat import Heartbeat
 from projections.runner import BATCH_SIZE, REBUILD_BATCH_SIZE, Projector
 
-from .cli_support import open_store
+from .cli_support import open_store, table
 from .errors import UNAVAILABLE
 from .settings import Settings
 
@@ -32,7 +32,9 @@ def _projector(ctx: click.Context) -> Iterator[Projector]:
 
 @click.group()
 def projections() -> None:
-    """Read models (games, scoreboards, leaderboard): follow, rebuild, status."""
+    """Read models: keep them current, rebuild them, or show how far they are.
+
+    `status` names each projection; `rebuild NAME` rebuilds one of them."""
 
 
 def _file_named(_ctx: click.Context, _param: click.Parameter, value: str | None) -> Path | None:
@@ -125,7 +127,8 @@ def _opened_when_reachable(
 )
 @click.pass_context
 def rebuild(ctx: click.Context, name: str | None, batch_size: int) -> None:
-    """Drop the read models (or only projection NAME) and rebuild them from every stored event."""
+    """Drop the read models (or only projection NAME, as `status` names it) and rebuild them
+    from every stored event."""
     with _projector(ctx) as projector:
         if name is not None and name not in projector.projections:
             raise click.BadParameter(
@@ -147,9 +150,16 @@ def rebuild(ctx: click.Context, name: str | None, batch_size: int) -> None:
 def status(ctx: click.Context) -> None:
     """Each projection's position beside the end of the event store."""
     with _projector(ctx) as projector:
-        for line in projector.status():
-            state = "up to date" if not line.behind else f"{line.behind} events behind"
-            click.echo(f"{line.name}: at {line.position} of {line.store_position}, {state}")
+        rows = [
+            (
+                line.name,
+                str(line.position),
+                str(line.store_position),
+                "up to date" if not line.behind else f"{line.behind} events behind",
+            )
+            for line in projector.status()
+        ]
+    click.echo(table(("PROJECTION", "POSITION", "STORE", "STATE"), rows))
 
 
 def _lowest(projector: Projector) -> int:

@@ -1,21 +1,23 @@
 """`bohnanza export | import | verify | audit`: portable records and rules disputes.
 
-Register on the main group with `for command in COMMANDS: main.add_command(command)`.
+`bohnanza` (api/cli.py) imports this module when one of them runs.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any, NoReturn
 from uuid import UUID
 
 import click
 
-from domain.application import Bohnanza
+from domain.application import Bohnanza, Outcome
 from domain.rules import events as ev
 from domain.rules.errors import BohnanzaError
-from domain.rules.rulesets import PRESETS
+from domain.rules.rulesets import PRESETS, Ruleset
 from projections.runner import Projector
 from replays.games import (
     AlreadyImported,
@@ -23,7 +25,6 @@ from replays.games import (
     audit_stored_game,
     export_game,
     import_record,
-    verify_game,
 )
 from replays.record import (
     IllegalRecord,
@@ -115,14 +116,20 @@ def export_command(
 
 
 @click.command("import")
-@click.argument("source", metavar="FILE")
+@click.argument("sources", metavar="FILE...", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the outcome as JSON.")
 @click.pass_context
-def import_command(ctx: click.Context, source: str, as_json: bool) -> None:
+def import_command(ctx: click.Context, sources: tuple[str, ...], as_json: bool) -> None:
     """Re-decide every command of a record (FILE, or - for stdin) and store it as a new game.
 
     A record the rules refuse is not stored: the first illegal step is printed (exit status 1).
+    Several files are imported one after another under a progress bar, each on its own: one
+    that is refused leaves the others stored, and the exit status is 1 if any was refused.
     """
+    if len(sources) > 1:
+        _import_many(ctx, sources, as_json)
+        return
+    source = sources[0]
     record = _read(source)
     with open_store(ctx) as app, Projector.for_url(app, ctx.obj.database_url) as projector:
         try:
@@ -132,28 +139,85 @@ def import_command(ctx: click.Context, source: str, as_json: bool) -> None:
         except AlreadyImported as error:
             raise click.ClickException(f"nothing was stored: {error}") from None
         projector.catch_up()
-    outcome = imported.outcome
-    last = outcome.facts[-1]
-    result = result_of(last) if isinstance(last, ev.GameEnded) else None
     if as_json:
-        _echo_json(
-            {
-                "game_id": str(outcome.game_id),
-                "version": outcome.version,
-                "events": len(outcome.facts),
-                "result": None if result is None else result_to_dict(result),
-                "annotations": len(record.annotations),
-            }
-        )
+        _echo_json(_imported(record, imported.outcome))
         return
+    outcome = imported.outcome
     rules = record.ruleset
     click.echo(
         f"Imported as {outcome.game_id} ({outcome.version} events): {rules.preset}, "
         f"{rules.players} players, {record.mode}; {', '.join(record.seats)}"
     )
-    click.echo(f"  {'in progress' if result is None else standing_text(result, record.seats)}")
+    click.echo(f"  {_standing(record, outcome)}")
     if record.annotations:
         click.echo(f"  {len(record.annotations)} annotations stored with it")
+
+
+def _imported(record: Record, outcome: Outcome) -> dict[str, Any]:
+    """An import's outcome as JSON."""
+    last = outcome.facts[-1]
+    result = result_of(last) if isinstance(last, ev.GameEnded) else None
+    return {
+        "game_id": str(outcome.game_id),
+        "version": outcome.version,
+        "events": len(outcome.facts),
+        "result": None if result is None else result_to_dict(result),
+        "annotations": len(record.annotations),
+    }
+
+
+def _standing(record: Record, outcome: Outcome) -> str:
+    last = outcome.facts[-1]
+    return (
+        standing_text(result_of(last), record.seats)
+        if isinstance(last, ev.GameEnded)
+        else ("in progress")
+    )
+
+
+def _import_many(ctx: click.Context, sources: tuple[str, ...], as_json: bool) -> None:
+    """Import each file on its own; the read models catch up once, after the last."""
+    done: list[dict[str, Any]] = []
+    lines: list[str] = []
+    with open_store(ctx) as app, Projector.for_url(app, ctx.obj.database_url) as projector:
+        with click.progressbar(sources, label="Importing records", file=sys.stderr) as bar:
+            for source in bar:
+                try:
+                    record = _read(source)
+                    outcome = import_record(app, record).outcome
+                except (click.ClickException, IllegalRecord, AlreadyImported) as error:
+                    reason = _refusal(error)
+                    done.append({"file": source, "imported": False, "reason": reason})
+                    lines.append(f"{source}: refused, nothing was stored: {reason}")
+                    continue
+                done.append({"file": source, "imported": True, **_imported(record, outcome)})
+                lines.append(
+                    f"{source}: imported as {outcome.game_id} ({outcome.version} events): "
+                    f"{_standing(record, outcome)}"
+                )
+        projector.catch_up()
+    stored = sum(1 for item in done if item["imported"])
+    if as_json:
+        _echo_json(done)
+    else:
+        for line in lines:
+            click.echo(line)
+        click.echo(f"Imported {stored} of {len(sources)} records.")
+    if stored < len(sources):
+        raise SystemExit(1)
+
+
+def _refusal(error: Exception) -> str:
+    """Why a record of several was not stored, in one line."""
+    if isinstance(error, IllegalRecord):
+        failure = error.failure
+        return (
+            f"illegal at {failure.path} (command {failure.position + 1}, after step "
+            f"{failure.after_step}): {failure.error}"
+        )
+    if isinstance(error, click.ClickException):
+        return error.format_message()
+    return str(error)
 
 
 def _refused(error: IllegalRecord, as_json: bool) -> NoReturn:
@@ -172,35 +236,76 @@ def _refused(error: IllegalRecord, as_json: bool) -> NoReturn:
 
 
 @click.command("verify")
-@click.argument("target", metavar="GAME|FILE")
+@click.argument("targets", metavar="GAME|FILE...", nargs=-1, required=True)
 @click.option(
     "--ruleset",
     type=click.Choice(list(PRESETS)),
-    help="Check under this preset [default: the record's own ruleset, or its preset if options "
-    "are given].",
+    help="Check under this preset, with the game's own options [default: the game's preset].",
 )
 @click.option(
-    "--option", "options", multiple=True, metavar="NAME=VALUE", help="Ruleset option (repeatable)."
+    "--option",
+    "options",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A ruleset option changed from the game's own; its other options stay (repeatable).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_context
 def verify_command(
-    ctx: click.Context, target: str, ruleset: str | None, options: tuple[str, ...], as_json: bool
+    ctx: click.Context,
+    targets: tuple[str, ...],
+    ruleset: str | None,
+    options: tuple[str, ...],
+    as_json: bool,
 ) -> None:
-    """Re-decide a stored game or a record file under its own ruleset or another one, and
-    report the first illegal step or how the result differs. Exit status 1 when illegal."""
-    chosen = parse_options(options) if options else None
-    try:
-        if target == "-" or Path(target).is_file():
-            report = verify(_read(target), ruleset, chosen)
+    """Re-decide a stored game or a record file under its own ruleset, or under another.
+
+    GAME is an id or id prefix. `--ruleset` and `--option` ask what if the game had been played
+    under another preset or with some options changed: the game's other options stay, and the
+    report compares the result with the recorded one. Several games or files are verified one
+    after another under a progress bar, each report headed by its game or file. Exit status 1
+    when one is illegal."""
+    changed = parse_options(options)
+    what_if = ruleset is not None or bool(changed)
+    with ExitStack() as stack:
+        store: list[Bohnanza] = []
+
+        def report_on(target: str) -> Report:
+            if target == "-" or Path(target).is_file():
+                subject: Record | list[ev.Event] = _read(target)
+            else:
+                if not store:
+                    store.append(stack.enter_context(open_store(ctx)))
+                subject = store[0].facts(_game(store[0], target))
+            chosen = {**_own_options(subject), **changed} if what_if else None
+            try:
+                return verify(subject, ruleset, chosen)
+            except BohnanzaError as error:
+                named = f"{target}: " if len(targets) > 1 else ""
+                raise click.ClickException(f"{named}{error}") from None
+
+        if len(targets) == 1:
+            reports = [report_on(targets[0])]
         else:
-            with open_store(ctx) as app:
-                report = verify_game(app, _game(app, target), ruleset, chosen)
-    except BohnanzaError as error:
-        raise click.ClickException(str(error)) from None
-    _print_report(report, as_json)
-    if not report.legal:
+            with click.progressbar(targets, label="Verifying", file=sys.stderr) as bar:
+                reports = [report_on(target) for target in bar]
+    if len(targets) == 1:
+        _print_report(reports[0], as_json)
+    elif as_json:
+        _echo_json([{"target": t, **r.to_dict()} for t, r in zip(targets, reports, strict=True)])
+    else:
+        click.echo("\n\n".join(f"{t}:\n{r.text()}" for t, r in zip(targets, reports, strict=True)))
+    if not all(report.legal for report in reports):
         raise SystemExit(1)
+
+
+def _own_options(subject: Record | list[ev.Event]) -> dict[str, Any]:
+    """The options a record or a stored game was played with."""
+    if isinstance(subject, Record):
+        return dict(subject.ruleset.options)
+    started = subject[0]
+    assert isinstance(started, ev.GameStarted)
+    return dict(Ruleset.from_dict(started.ruleset).options)
 
 
 def _print_report(report: Report, as_json: bool) -> None:
@@ -215,8 +320,10 @@ def _print_report(report: Report, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the problems as JSON.")
 @click.pass_context
 def audit_command(ctx: click.Context, game: str, as_json: bool) -> None:
-    """Check a stored game's invariants (every card accounted for, hand order, scores = coins)
-    and that re-deciding its commands gives its facts. Exit status 1 when a problem is found."""
+    """Check a stored game's invariants and that re-deciding its commands gives its facts.
+
+    The invariants: every card accounted for, hand order, scores = coins. Exit status 1 when a
+    problem is found."""
     with open_store(ctx) as app:
         game_id = _game(app, game)
         problems = audit_stored_game(app, game_id)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import errno
 import random
+import socket
 from typing import Any
 from uuid import UUID
 
@@ -33,6 +35,24 @@ def create_demo(app: Flask) -> dict[str, Any]:
     return {"finished": finished, "new": created}
 
 
+def check_address(host: str, port: int) -> None:
+    """ClickException unless a server could listen on host:port now: a port in use (or one this
+    user may not take, or a host that is not this machine's) stops `serve` before it opens the
+    store or creates the demo games. The probe binds as gunicorn does (SO_REUSEADDR) and lets go
+    at once; gunicorn binds again moments later."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(address)
+    except OSError as error:
+        hint = " (a server running there? --port chooses another)"
+        raise click.ClickException(
+            f"cannot serve on {host}:{port}: {error.strerror or error}"
+            f"{hint if error.errno == errno.EADDRINUSE else ''}; nothing was created"
+        ) from None
+
+
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
@@ -51,6 +71,7 @@ def serve(
     settings: Settings = ctx.obj
     if database_url:
         settings = dataclasses.replace(settings, database_url=database_url)
+    check_address(host, port)
     app = create_app({"DATABASE_URL": settings.database_url})
     base = f"http://{host}:{port}"
     services = app.extensions["bohnanza"].get()

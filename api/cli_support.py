@@ -1,8 +1,9 @@
-"""What every `bohnanza` command shares: opening the store, finding a game, reading options."""
+"""What every `bohnanza` command shares: opening the store, finding a game, reading options,
+printing tables."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
@@ -32,18 +33,43 @@ def open_store(ctx: click.Context) -> Iterator[Bohnanza]:
         app.close()
 
 
+AMBIGUOUS_LISTED = 10
+"""How many of the games an ambiguous id prefix matches are listed."""
+
+
 def find_game(app: Bohnanza, ref: str) -> UUID:
-    """A game by full id or by a unique prefix of it."""
+    """A game by full id or by a unique prefix of it; a prefix several games share is refused
+    with a list of them."""
     try:
         return UUID(ref)
     except ValueError:
         pass
-    matches = [summary.game_id for summary in app.games() if str(summary.game_id).startswith(ref)]
+    matches = [summary for summary in app.games() if str(summary.game_id).startswith(ref)]
     if len(matches) == 1:
-        return matches[0]
+        return matches[0].game_id
     if not matches:
         raise click.ClickException(f"no game with an id starting {ref!r}; see `bohnanza games`")
-    raise click.ClickException(f"{len(matches)} games start with {ref!r}; give more of the id")
+    rows = [
+        (str(game.game_id), f"{game.started_at:%Y-%m-%d %H:%M}", game.preset, ", ".join(game.seats))
+        for game in matches[:AMBIGUOUS_LISTED]
+    ]
+    more = len(matches) - len(rows)
+    listing = table(("GAME", "STARTED", "PRESET", "SEATS"), rows, indent=2)
+    raise click.ClickException(
+        f"{len(matches)} games start with {ref!r}; give more of the id:\n{listing}"
+        + (f"\n  … and {more} more (see `bohnanza games`)" if more else "")
+    )
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[str]], *, indent: int = 0) -> str:
+    """Rows under a header line, each column as wide as its widest cell (the last one ragged)."""
+    lines = [list(headers), *(list(row) for row in rows)]
+    widths = [max(len(line[column]) for line in lines) for column in range(len(headers))]
+    return "\n".join(
+        " " * indent
+        + "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        for line in lines
+    )
 
 
 def parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:

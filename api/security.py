@@ -3,9 +3,10 @@
 Tokens carry 192 random bits, are shown once when a game is created (and again to a retry of
 that request with its Idempotency-Key: api/creation_keys.py keeps them in clear as long as an
 answer is kept), and are otherwise stored only as SHA-256 digests; a presented token is looked
-up by its digest and compared in constant time. No token is ever logged. A token never changes
-once handed out, so each process remembers the tokens it has resolved (by digest) and asks the
-database only once per token.
+up by its digest and compared in constant time. No token is ever logged. The operator may replace
+a game's tokens (`bohnanza reissue`), so each process remembers a token it has resolved (by
+digest) for at most `REMEMBERED_SECONDS` before it asks the database again: a replaced token stops
+working in a running server within that time.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import re
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -27,13 +28,13 @@ from typing import Any
 from urllib.parse import quote, quote_plus
 from uuid import UUID
 
-from sqlalchemy import Connection, Engine, Table, delete, insert, null, select, update
+from sqlalchemy import Connection, Engine, Table, and_, delete, insert, null, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from domain.rules.errors import BohnanzaError
 from projections.engine import durable_commit
 
-from .tables import idempotency, tokens
+from .tables import creations, idempotency, tokens
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +42,8 @@ TOKEN_PREFIX = "bzt_"
 TOKEN_BYTES = 24
 RESOLVED_TOKENS = 4096
 """Resolved tokens each process remembers (least recently used forgotten first)."""
+REMEMBERED_SECONDS = 30.0
+"""How long a process trusts a token it resolved without asking the database again."""
 SEAT = "seat"
 HOST = "host"
 
@@ -132,11 +135,25 @@ class IssuedTokens:
         return cls(list(data["seats"]), data["host"])
 
 
+@dataclass(frozen=True, slots=True)
+class ReissuedTokens:
+    """The tokens that replaced a game's old ones: by seat, and the host's if it was replaced."""
+
+    seats: dict[int, str]
+    host: str | None
+
+
 class TokenStore:
-    def __init__(self, engine: Engine, remembered: int = RESOLVED_TOKENS) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        remembered: int = RESOLVED_TOKENS,
+        remembered_seconds: float = REMEMBERED_SECONDS,
+    ) -> None:
         self.engine = engine
         self._remembered = remembered
-        self._resolved: OrderedDict[str, Caller] = OrderedDict()
+        self._remembered_seconds = remembered_seconds
+        self._resolved: OrderedDict[str, tuple[Caller, float]] = OrderedDict()
         self._lock = threading.Lock()
 
     def issue(self, game_id: UUID, seats: int) -> IssuedTokens:
@@ -146,6 +163,36 @@ class TokenStore:
             durable_commit(connection)  # the engine's commits need not wait; a game's tokens must
             connection.execute(insert(tokens), issued.rows(game_id))
         return issued
+
+    def reissue(self, game_id: UUID, seats: Iterable[int], *, host: bool) -> ReissuedTokens:
+        """New tokens for these seats (and the host) of a stored game, in place of any they had:
+        the old ones stop working at once here and within REMEMBERED_SECONDS in other processes.
+        The other seats keep theirs."""
+        reissued = ReissuedTokens(
+            {seat: new_token() for seat in sorted(set(seats))}, new_token() if host else None
+        )
+        replaced = [_row(game_id, SEAT, seat, token) for seat, token in reissued.seats.items()]
+        old = and_(tokens.c.role == SEAT, tokens.c.seat.in_(list(reissued.seats)))
+        if reissued.host is not None:
+            replaced.append(_row(game_id, HOST, None, reissued.host))
+            old = or_(old, tokens.c.role == HOST)
+        with self.engine.begin() as connection:
+            durable_commit(connection)
+            gone = connection.execute(
+                delete(tokens).where(tokens.c.game_id == game_id, old).returning(tokens.c.digest)
+            )
+            digests = list(gone.scalars())
+            if replaced:
+                connection.execute(insert(tokens), replaced)
+            # A creation's kept answer holds the old tokens in clear: a retry of that request
+            # must not hand them out again (it is answered 410, its tokens no longer known).
+            connection.execute(
+                update(creations)
+                .where(creations.c.game_id == game_id)
+                .values(tokens=null(), response=null())
+            )
+        self._forget(digests)
+        return reissued
 
     @contextmanager
     def issued_for(self, game_id: UUID, seats: int) -> Iterator[IssuedTokens]:
@@ -163,6 +210,9 @@ class TokenStore:
         digests = issued.digests()
         with self.engine.begin() as connection:
             connection.execute(delete(tokens).where(tokens.c.digest.in_(digests)))
+        self._forget(digests)
+
+    def _forget(self, digests: list[str]) -> None:
         with self._lock:
             for known in digests:
                 self._resolved.pop(known, None)
@@ -177,9 +227,14 @@ class TokenStore:
 
     def _remembered_caller(self, presented: str) -> Caller | None:
         with self._lock:
-            caller = self._resolved.get(presented)
-            if caller is not None:
-                self._resolved.move_to_end(presented)
+            remembered = self._resolved.get(presented)
+            if remembered is None:
+                return None
+            caller, since = remembered
+            if monotonic() - since > self._remembered_seconds:
+                del self._resolved[presented]  # it may have been replaced: ask the database
+                return None
+            self._resolved.move_to_end(presented)
             return caller
 
     def _look_up(self, presented: str) -> Caller | None:
@@ -193,10 +248,20 @@ class TokenStore:
             return None
         caller = Caller(row.game_id, row.role, row.seat, row.digest)
         with self._lock:
-            self._resolved[presented] = caller
+            self._resolved[presented] = (caller, monotonic())
             while len(self._resolved) > self._remembered:
                 self._resolved.popitem(last=False)
         return caller
+
+
+def _row(game_id: UUID, role: str, seat: int | None, token: str) -> dict[str, Any]:
+    return {
+        "digest": digest(token),
+        "game_id": game_id,
+        "role": role,
+        "seat": seat,
+        "created_at": datetime.now(UTC),
+    }
 
 
 IN_FLIGHT_LIMIT = timedelta(seconds=30)

@@ -182,7 +182,7 @@ def verify(
         result=result,
         difference=""
         if failure is not None
-        else _difference(record, result, replayed.state, _ruleset_label(checked)),
+        else _difference(record, result, replayed.state, _ruleset_label(checked), what_if=not own),
         notes=(*(_ruleset_notes(record) if own else ()), *_unseen_notes(replayed.state)),
         unseen=_unseen(replayed.state) if failure is None else None,
     )
@@ -214,8 +214,12 @@ def _unseen_notes(state: GameState) -> list[str]:
     ]
 
 
-def _difference(record: Record, result: Result | None, state: GameState, under: str) -> str:
-    """One line: how the result under the checked ruleset compares with the recorded one."""
+def _difference(
+    record: Record, result: Result | None, state: GameState, under: str, *, what_if: bool
+) -> str:
+    """One line: how the result under the checked ruleset compares with the recorded one. Under
+    the record's own ruleset a result that differs is the record's mistake; under another it is
+    what that ruleset changes."""
     names = record.seats
     recorded = record.result
     if result is None:
@@ -241,8 +245,10 @@ def _difference(record: Record, result: Result | None, state: GameState, under: 
         standing = f"{names_text(tied, names)} tie on {_coins(best)}"
     else:
         standing = f"{names[tied[0]]} has the most coins ({best})"
+    differs = wrong_in_result(recorded, result, names)
+    lead = f"{under} changes {differs}" if what_if else f"the record is wrong about {differs}"
     return (
-        f"Same scores, but the record is wrong about {wrong_in_result(recorded, result, names)}: "
+        f"Same scores, but {lead}: "
         f"{standing}; the record gives {_award(recorded, names, record.start_seat)}; {under} "
         f"gives {_award(result, names, record.start_seat)}."
     )

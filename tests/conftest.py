@@ -6,6 +6,8 @@ PostgreSQL: each test session creates a database `<prefix><random>` on the serve
 see each other's games. An unreachable server skips those tests locally and fails them when
 `CI=true`.
 
+The fast subset, `-m "not slow"`, leaves out every PostgreSQL test as well as those marked slow.
+
 Workers: `-n auto` (pyproject.toml) starts one xdist worker per core for a run over directories or
 several files, and none for a single file, which then runs in this process.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import secrets
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
@@ -115,6 +118,29 @@ def database_prefix(env: Mapping[str, str]) -> str:
 
 def pytest_configure(config: pytest.Config) -> None:
     database_prefix(os.environ)  # a bad prefix stops the run before any test
+
+
+WHOLLY_SLOW = re.compile(r"^pytestmark = .*\bpytest\.mark\.slow\b", re.MULTILINE)
+"""A test module marked slow as a whole."""
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With `-m "not slow"` (exactly that), a test module marked slow as a whole is not even
+    imported: every test in it would be deselected, and importing it (schemathesis' app, the bot
+    games' tables, the browser driver) costs each worker seconds of the fast subset's minute."""
+    if config.option.markexpr.strip() != "not slow" or not collection_path.name.startswith("test_"):
+        return None
+    if collection_path.suffix != ".py" or not WHOLLY_SLOW.search(collection_path.read_text()):
+        return None
+    return True
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every PostgreSQL test is slow too, so the fast subset (`-m "not slow"`) needs no
+    database server (each store-parametrized test still runs on memory and SQLite there)."""
+    for item in items:
+        if item.get_closest_marker("postgres") is not None:
+            item.add_marker(pytest.mark.slow)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:

@@ -11,6 +11,7 @@ import yaml
 
 from tests.conftest import (
     DATABASE_PREFIX_VARIABLE,
+    WHOLLY_SLOW,
     database_prefix,
     pytest_xdist_auto_num_workers,
 )
@@ -100,3 +101,22 @@ def test_ci_runs_the_type_checker_as_the_commit_hook_does():
     ci = (ROOT / ".ci" / "run").read_text()
 
     assert _hooks()["mypy"]["entry"] in ci.splitlines()
+
+
+@pytest.mark.postgres
+def test_a_postgresql_test_is_in_the_slow_set_so_the_fast_subset_needs_no_server(request):
+    assert request.node.get_closest_marker("slow") is not None
+
+
+@pytest.mark.parametrize(
+    ("source", "wholly_slow"),
+    [
+        ("pytestmark = pytest.mark.slow  # real servers\n", True),
+        ("pytestmark = [pytest.mark.browser, pytest.mark.slow]\n", True),
+        ("pytestmark = pytest.mark.browser\n", False),
+        ("@pytest.mark.slow\ndef test_one():\n", False),
+        ("pytestmark = pytest.mark.slower\n", False),
+    ],
+)
+def test_a_module_the_fast_subset_need_not_import_is_told_by_its_pytestmark(source, wholly_slow):
+    assert bool(WHOLLY_SLOW.search(f"import pytest\n\n{source}")) is wholly_slow

@@ -24,6 +24,8 @@ from projections.views import PUBLIC_VIEWER, Viewer
 from .conftest import web_app
 from .support import CreatedGame, Feed, create_game, documented_schema
 
+pytestmark = pytest.mark.slow  # complete games played through the API
+
 SEATS = ["Ana", "Ben", "Cleo", "Dan"]
 SEED = 3
 MAX_COMMANDS = 5_000

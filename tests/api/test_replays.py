@@ -16,6 +16,7 @@ from domain.bots import BOTS, Table, play_stored
 from domain.rules import events as ev
 from domain.rules.evolve import fold
 from replays import annotations
+from tests.marks import slow_beyond
 
 from .conftest import web_app
 from .support import CreatedGame, assert_envelope, bearer, create_game, documented_schema
@@ -697,7 +698,7 @@ def _every_card(ended: EndedFork, method: str, path: str, **headers: str) -> Any
     return ended.client.open(url, method=method, json=body, headers=headers)
 
 
-@pytest.mark.parametrize(("method", "path"), EVERY_CARD)
+@pytest.mark.parametrize(("method", "path"), slow_beyond(EVERY_CARD, keep=2))
 def test_an_ended_fork_of_a_running_game_shows_no_one_every_card_while_the_parent_runs(
     ended_fork: EndedFork, method: str, path: str
 ) -> None:
@@ -707,7 +708,7 @@ def test_an_ended_fork_of_a_running_game_shows_no_one_every_card_while_the_paren
     assert "forked from" in body["message"]
 
 
-@pytest.mark.parametrize(("method", "path"), EVERY_CARD)
+@pytest.mark.parametrize(("method", "path"), slow_beyond(EVERY_CARD, keep=2))
 def test_an_ended_fork_opens_to_everyone_once_its_parent_has_ended_too(
     ended_fork: EndedFork, method: str, path: str
 ) -> None:

@@ -31,6 +31,8 @@ from domain.rules.state import GameState
 
 from .support import CreatedGame, command, create_game
 
+pytestmark = pytest.mark.slow  # about nine hundred generated requests
+
 EXAMPLES_PER_OPERATION = 25
 CHECKS = [
     not_a_server_error,

@@ -11,7 +11,7 @@ from api.web import CONTENT_SECURITY_POLICY
 
 from .conftest import DESKTOP, Pages, Site, screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_the_api_docs_show_every_operation_with_every_file_from_the_app(

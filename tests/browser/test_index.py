@@ -13,7 +13,7 @@ import pytest
 
 from .conftest import PHONE, Pages, Site, screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def listed(site: Site) -> dict[str, Any]:

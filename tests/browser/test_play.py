@@ -8,7 +8,7 @@ import pytest
 
 from .conftest import PHONE, Game, Pages, Site, screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 PREFERENCE = ("draw", "reveal", "end-trading", "plant", "harvest")
 """Which legal move the test takes first: enough to play any turn to its end."""

@@ -12,7 +12,7 @@ from domain.rules.transcript import commands_from_facts, redecide
 
 from .conftest import PHONE, Pages, Site, screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 DEAL = [
     ["chili", "wax", "wax", "blue", "green"],

@@ -16,7 +16,7 @@ from replays.forks import create_fork
 
 from .conftest import PHONE, Pages, Site, screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def replay_path(site: Site, step: int | None = None, perspective: str | None = None) -> str:

@@ -18,7 +18,7 @@ from .crashing_app import AFTER_STORING, BEFORE_STORING
 from .server import gunicorn
 from .test_gunicorn import bearer, event_count, new_game
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]  # real servers
 
 IN_FLIGHT_SECONDS = 1
 PLANT = {"type": "plant", "field": 0}

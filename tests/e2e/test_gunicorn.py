@@ -19,7 +19,7 @@ from tests.conftest import PostgresTestDatabase
 
 from .server import gunicorn
 
-pytestmark = pytest.mark.postgres
+pytestmark = [pytest.mark.postgres, pytest.mark.slow]  # real servers
 
 CLIENTS = 8
 SEATS = ["Ana", "Ben", "Cleo"]

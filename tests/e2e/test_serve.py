@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -15,8 +16,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 
 from .server import STARTUP_SECONDS, free_port
+
+pytestmark = pytest.mark.slow  # real servers
 
 BOHNANZA = Path(sys.executable).with_name("bohnanza")
 READY = "API docs:"
@@ -96,3 +100,25 @@ def test_serve_on_a_store_with_games_creates_no_more(tmp_path: Path) -> None:
     assert "Created" not in printed
     assert "2 games stored." in printed
     assert len(listed["games"]) == 2
+
+
+def test_serve_on_a_busy_port_stops_before_creating_anything(tmp_path: Path) -> None:
+    store = tmp_path / "store.sqlite3"
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run(
+            [BOHNANZA, "serve", "--port", str(port), "--database-url", f"sqlite:///{store}"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"Error: cannot serve on 127.0.0.1:{port}: Address already in use (a server running "
+        "there? --port chooses another); nothing was created\n"
+    )
+    assert "demo" not in done.stdout
+    assert not store.exists()

@@ -15,6 +15,8 @@ import pytest
 
 from .server import gunicorn
 
+pytestmark = pytest.mark.slow  # real servers, waiting out read timeouts
+
 READ_TIMEOUT = 1.0
 THREADS = 2
 

@@ -17,6 +17,8 @@ import pytest
 
 from .server import gunicorn
 
+pytestmark = pytest.mark.slow  # real servers
+
 ECHO_APP = "tests.e2e.echo_app:app"
 
 

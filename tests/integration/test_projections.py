@@ -415,6 +415,7 @@ def tracked_position(engine: Engine) -> int:
 # --- values ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_each_seat_s_scoreboard_line_counts_what_the_facts_record(store: PlayedStore) -> None:
     with store.engine.connect() as connection:
         for game_id, facts in store.facts.items():
@@ -428,6 +429,7 @@ def test_each_seat_s_scoreboard_line_counts_what_the_facts_record(store: PlayedS
                 assert [line.coins for line in lines] == ended.scores
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_the_bot_games_trade_donate_and_buy_fields_so_every_column_is_exercised(
     store: PlayedStore,
 ) -> None:
@@ -439,6 +441,7 @@ def test_the_bot_games_trade_donate_and_buy_fields_so_every_column_is_exercised(
     assert any(line.coins < line.coins_earned for line in lines)
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_the_games_table_records_each_game_s_ruleset_seats_turns_and_result(
     store: PlayedStore,
 ) -> None:
@@ -467,6 +470,7 @@ def test_the_games_table_records_each_game_s_ruleset_seats_turns_and_result(
             assert record.decided_by == ended.decided_by
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_games_are_listed_oldest_first_and_filtered_by_status_player_and_preset(
     store: PlayedStore,
 ) -> None:
@@ -486,6 +490,7 @@ def test_games_are_listed_oldest_first_and_filtered_by_status_player_and_preset(
     } == {g for g, spec in store.specs.items() if spec.preset == "amigo-1997" and g not in running}
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_the_leaderboard_sums_each_player_s_ended_games_overall_by_preset_and_by_player_count(
     store: PlayedStore,
 ) -> None:
@@ -506,6 +511,7 @@ def test_the_leaderboard_sums_each_player_s_ended_games_overall_by_preset_and_by
             assert standing.average_score == standing.total_score / standing.games
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_a_running_secret_treasury_game_shows_coins_to_their_owner_only(
     store: PlayedStore,
 ) -> None:
@@ -523,6 +529,7 @@ def test_a_running_secret_treasury_game_shows_coins_to_their_owner_only(
     assert [line.harvests for line in public] == [line.harvests for line in truth]
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_an_ended_secret_treasury_game_shows_every_seat_s_coins(store: PlayedStore) -> None:
     game_id = store.game(next(s for s in GAMES if s.options == SECRET and not s.stop_after))
 
@@ -533,6 +540,7 @@ def test_an_ended_secret_treasury_game_shows_every_seat_s_coins(store: PlayedSto
     ]
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_a_running_game_with_open_treasuries_shows_every_seat_s_coins(store: PlayedStore) -> None:
     game_id = store.game(next(s for s in GAMES if s.options is None and s.stop_after))
 
@@ -543,6 +551,7 @@ def test_a_running_game_with_open_treasuries_shows_every_seat_s_coins(store: Pla
     ]
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_a_game_the_projections_never_saw_has_no_scoreboard(store: PlayedStore) -> None:
     with pytest.raises(NotFound):
         queries.scoreboard(store.engine, UUID(int=0))
@@ -551,6 +560,7 @@ def test_a_game_the_projections_never_saw_has_no_scoreboard(store: PlayedStore) 
 # --- rebuilding, crashes and concurrency ----------------------------------------------------------
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_catching_up_after_every_command_builds_what_a_rebuild_from_scratch_builds(
     store: PlayedStore,
 ) -> None:
@@ -561,6 +571,7 @@ def test_catching_up_after_every_command_builds_what_a_rebuild_from_scratch_buil
     assert_tables_hold(store.engine, store.facts)
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_a_rebuild_in_small_batches_builds_the_same_tables(store: PlayedStore) -> None:
     store.projector.rebuild(batch_size=25)
 
@@ -585,6 +596,7 @@ class CrashingScoreboards(Scoreboards):
         super().process(connection, batch)
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_a_batch_that_fails_midway_leaves_no_trace_and_is_processed_once_later(
     store: PlayedStore,
 ) -> None:
@@ -602,6 +614,7 @@ def test_a_batch_that_fails_midway_leaves_no_trace_and_is_processed_once_later(
     assert dump(store.engine) == store.incremental
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_a_projector_killed_during_a_rebuild_resumes_without_loss_or_double_counting(
     shared_store: PlayedStore,
 ) -> None:
@@ -642,6 +655,7 @@ def test_a_projector_killed_during_a_rebuild_resumes_without_loss_or_double_coun
     assert dump(store.engine) == store.incremental
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_two_projectors_catching_up_at_once_in_threads_count_every_event_once(
     store: PlayedStore,
 ) -> None:
@@ -677,6 +691,7 @@ with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
 """
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_two_projector_processes_catching_up_at_once_count_every_event_once(
     shared_store: PlayedStore,
 ) -> None:
@@ -707,6 +722,7 @@ def test_two_projector_processes_catching_up_at_once_count_every_event_once(
     assert dump(store.engine) == store.incremental
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_a_follower_process_kept_up_with_the_play_and_stopped_cleanly_on_sigterm(
     store: PlayedStore,
 ) -> None:
@@ -719,6 +735,7 @@ def test_a_follower_process_kept_up_with_the_play_and_stopped_cleanly_on_sigterm
     assert output.endswith(f"Stopped at position {store.end}.\n")
 
 
+@pytest.mark.slow  # the module's 40 bot games on each store
 def test_the_cli_rebuilds_the_projections_and_reports_them_up_to_date(
     shared_store: PlayedStore,
 ) -> None:
@@ -730,13 +747,16 @@ def test_the_cli_rebuilds_the_projections_and_reports_them_up_to_date(
     rebuilt = runner.invoke(main, ["--database-url", store.url, "projections", "rebuild"])
     status = runner.invoke(main, ["--database-url", store.url, "projections", "status"])
 
-    assert behind.output == f"scoreboards: at 0 of {store.end}, {store.end} events behind\n"
+    header, line = behind.output.splitlines()
+    assert header.split() == ["PROJECTION", "POSITION", "STORE", "STATE"]
+    assert line.split() == ["scoreboards", "0", str(store.end), str(store.end), "events", "behind"]
     assert rebuilt.exit_code == 0, rebuilt.output
     read = events_read(store.app, Scoreboards)
     assert f"Rebuilt scoreboards from {read} events, the store up to position {store.end}." in (
         rebuilt.output
     )
-    assert status.output == f"scoreboards: at {store.end} of {store.end}, up to date\n"
+    _, line = status.output.splitlines()
+    assert line.split() == ["scoreboards", str(store.end), str(store.end), "up", "to", "date"]
     assert dump(store.engine) == store.incremental
 
 
@@ -1172,7 +1192,7 @@ def test_playing_on_the_command_line_keeps_the_projections_up_to_date(tmp_path: 
     status = runner.invoke(main, ["--database-url", url, "projections", "status"])
 
     assert played.exit_code == 0, played.output
-    assert status.output.endswith(", up to date\n")
+    assert status.output.endswith(" up to date\n")
     with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
         (record,) = queries.games(projector.engine)
     assert record.status == "ended"

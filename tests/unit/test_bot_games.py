@@ -21,6 +21,8 @@ from domain.rules.state import TABLETOP, GameState
 from domain.rules.transcript import redecide
 from tests.games import OPTION_VALUES
 
+pytestmark = pytest.mark.slow  # about a thousand complete bot games
+
 CONFIGS = [
     *[("rio-grande", players) for players in (3, 4, 5, 6, 7)],
     *[("amigo", players) for players in (3, 4, 5)],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from uuid import UUID
 
+import pytest
+
 from domain.application import Bohnanza
 
 
@@ -41,12 +43,49 @@ def test_games_marks_a_copy_of_an_earlier_game_with_the_same_facts(run):
     first = run("play", "--players", "Ana,Ben", "--seed", "3", "--quiet")
     run("play", "--players", "Ana,Ben", "--seed", "3", "--quiet")
 
-    lines = run("games").output.splitlines()
+    header, *lines = run("games").output.splitlines()
 
     original = first.output.split()[1]
+    assert header.split() == ["GAME", "STARTED", "(UTC)", "PRESET", "MODE", "SEATS", "STATUS"]
     assert len(lines) == 2
     assert "copy" not in lines[0]
     assert lines[1].endswith(f"; a copy of {original}")
+
+
+def test_games_lists_the_games_in_columns_under_a_header(run):
+    run("play", "--players", "Ana,Ben", "--seed", "3", "--quiet")
+
+    header, line = run("games").output.splitlines()
+
+    assert line.index("rio-grande") == header.index("PRESET")
+    assert line.index("Ana, Ben") == header.index("SEATS")
+    assert line.index("ended") == header.index("STATUS")
+
+
+@pytest.mark.parametrize("players", ["Ana,,Ben", "Ana,Ben,", ",Ana,Ben", "Ana, ,Ben"])
+def test_play_refuses_an_empty_seat_name_and_stores_nothing(run, players):
+    result = run("play", "--players", players)
+
+    assert result.exit_code == 2
+    assert "has an empty name" in result.output
+    assert "No games stored yet" in run("games").output
+
+
+def test_an_ambiguous_id_prefix_is_refused_with_the_games_it_matches(run, tmp_path):
+    ids = ["3a000000-0000-4000-8000-000000000001", "3b000000-0000-4000-8000-000000000002"]
+    with Bohnanza.from_url(f"sqlite:///{tmp_path}/cli.sqlite3") as app:
+        for game_id, seats in zip(ids, (["Ana", "Ben"], ["Cleo", "Dan", "Eva"]), strict=True):
+            app.start_game(seats, seed=1, game_id=UUID(game_id))
+
+    result = run("show", "3")
+
+    assert result.exit_code == 1
+    header, first, second = result.output.splitlines()[1:]
+    assert result.output.startswith("Error: 2 games start with '3'; give more of the id:")
+    assert header.split() == ["GAME", "STARTED", "PRESET", "SEATS"]
+    assert first.split()[0] == ids[0]
+    assert first.endswith("Ana, Ben")
+    assert second.split()[0] == ids[1]
 
 
 def test_show_prints_the_table_and_the_event_log_by_id_prefix(run):
@@ -124,3 +163,28 @@ def test_a_setting_that_cannot_be_used_stops_the_command_with_its_name(monkeypat
         "Error: BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS must be a number of hours above 0 and at "
         "most 87,600, not '1e8'\n"
     )
+
+
+def test_verify_with_an_option_keeps_the_game_s_other_options(run):
+    played = run(
+        "play", "--players", "Ana,Ben", "--seed", "4", "--quiet",
+        "--option", "duel_start_fields=3",
+    )  # fmt: skip
+    game_id = played.output.split()[1]
+
+    result = run("verify", game_id, "--option", "tie_break=shared")
+
+    assert result.exit_code == 0, result.output
+    assert "Legal under rio-grande with duel_start_fields=3, tie_break=shared" in result.output
+
+
+def test_verify_with_another_preset_keeps_the_game_s_options(run):
+    played = run(
+        "play", "--players", "Ana,Ben,Cleo", "--seed", "4", "--quiet",
+        "--option", "allow_retrade=true",
+    )  # fmt: skip
+    game_id = played.output.split()[1]
+
+    result = run("verify", game_id, "--ruleset", "amigo", "--json")
+
+    assert '"allow_retrade": true' in result.output

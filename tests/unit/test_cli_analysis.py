@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from uuid import UUID
+
 import pytest
+
+from domain.application import Bohnanza
+from domain.rules import events as ev
 
 
 @pytest.fixture
@@ -28,7 +33,9 @@ def test_a_note_is_added_as_a_seat_and_listed_for_viewers_who_may_read_it(run, g
     )
 
     assert added.output.strip() == "note 1 on step 4 by Ana"
-    assert "step    4 !?  Ana [table]: brave" in run("notes", game, "--as", "Ben").output
+    header, line = run("notes", game, "--as", "Ben").output.splitlines()
+    assert header.split() == ["STEP", "GLYPH", "AUTHOR", "VISIBILITY", "NOTE"]
+    assert line.split() == ["4", "!?", "Ana", "table", "brave"]
     assert run("notes", game).output.strip() == "No notes."
 
 
@@ -69,7 +76,8 @@ def test_an_exported_note_comes_back_with_an_import(run, game, tmp_path):
     new_game = next(word for word in imported.output.split() if word.count("-") == 4)
 
     assert "1 annotations stored with it" in imported.output
-    assert "step    4 !  host [public]: keep the Chili" in run("notes", new_game).output
+    _, line = run("notes", new_game).output.splitlines()
+    assert line.split() == ["4", "!", "host", "public", "keep", "the", "Chili"]
 
 
 def test_an_export_to_a_folder_that_does_not_exist_is_an_error_not_a_traceback(run, game, tmp_path):
@@ -78,3 +86,44 @@ def test_an_export_to_a_folder_that_does_not_exist_is_an_error_not_a_traceback(r
     assert result.exit_code == 1
     assert "Could not open file" in result.output
     assert "Traceback" not in result.output
+
+
+def _first_step(tmp_path, game: str, kind: type[ev.Event]) -> int:
+    with Bohnanza.from_url(f"sqlite:///{tmp_path}/cli.sqlite3") as app:
+        facts = app.facts(UUID(game))
+    return next(step for step, fact in enumerate(facts, 1) if isinstance(fact, kind))
+
+
+def test_a_public_note_on_a_step_with_a_drawn_card_warns_who_cannot_read_it(run, game, tmp_path):
+    step = _first_step(tmp_path, game, ev.CardDrawn)
+
+    added = run("note", game, "--step", str(step), "--text", "lucky", "--as", "host")
+
+    assert added.exit_code == 0
+    assert f"Warning: step {step} holds cards that the public" in added.output
+    assert "cannot read this public note." in added.output
+
+
+def test_a_public_note_on_a_step_everyone_saw_whole_warns_nobody(run, game, tmp_path):
+    step = _first_step(tmp_path, game, ev.FieldHarvested)
+
+    added = run("note", game, "--step", str(step), "--text", "well sold", "--as", "host")
+
+    assert added.exit_code == 0
+    assert "Warning" not in added.output
+
+
+def test_a_seat_note_for_the_seat_that_drew_the_card_warns_nobody(run, game, tmp_path):
+    with Bohnanza.from_url(f"sqlite:///{tmp_path}/cli.sqlite3") as app:
+        facts = app.facts(UUID(game))
+    step, drawn = next(
+        (step, fact) for step, fact in enumerate(facts, 1) if isinstance(fact, ev.CardDrawn)
+    )
+
+    added = run(
+        "note", game, "--step", str(step), "--text", "mine", "--visibility", "seat",
+        "--for-seat", str(drawn.seat),
+    )  # fmt: skip
+
+    assert added.exit_code == 0
+    assert "Warning" not in added.output

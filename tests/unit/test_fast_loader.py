@@ -17,6 +17,7 @@ from api import schemas
 from api.blueprint import FastLoader
 from domain.bots import simulate
 from domain.rules.transcript import commands_from_facts
+from tests.marks import slow_beyond
 
 
 def _fast_schemas() -> list[ma.Schema]:
@@ -113,7 +114,9 @@ def _marshmallow(schema: ma.Schema, body: Any) -> dict[str, Any] | None:
         return None
 
 
-@pytest.mark.parametrize("schema", FAST_SCHEMAS, ids=lambda schema: type(schema).__name__)
+@pytest.mark.parametrize(
+    "schema", slow_beyond(FAST_SCHEMAS, keep=3), ids=lambda schema: type(schema).__name__
+)
 @settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_the_fast_path_loads_what_marshmallow_loads_or_leaves_the_body_to_it(schema, data):

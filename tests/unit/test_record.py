@@ -613,6 +613,7 @@ def test_the_round_trips_cover_more_than_300_games():
     assert sum(len(case.values[-1]) for case in ROUND_TRIPS) >= 300
 
 
+@pytest.mark.slow  # 300+ games
 @pytest.mark.parametrize(("preset", "players", "option", "value", "seeds"), ROUND_TRIPS)
 def test_bot_games_survive_export_and_import_with_identical_facts_and_scores_in_both_modes(
     preset, players, option, value, seeds

@@ -40,6 +40,7 @@ from replays.steps import (
 )
 from replays.text import draw_view
 from tests.games import CONFIGS, digital_game, tabletop_game
+from tests.marks import slow_beyond
 
 
 @cache
@@ -124,7 +125,7 @@ def test_the_leak_check_covers_fifty_games_with_duels_tabletop_games_and_rendere
     assert {"rio-grande-2p-1", "rio-grande-2p-4-tabletop", "amigo-5p-4-tabletop"} <= ids
 
 
-@pytest.mark.parametrize(("mode", "preset", "players", "seed"), LEAK_GAMES)
+@pytest.mark.parametrize(("mode", "preset", "players", "seed"), slow_beyond(LEAK_GAMES, keep=2))
 def test_every_viewer_s_table_at_every_step_is_the_fold_of_the_facts_it_saw(
     request, mode, preset, players, seed
 ):
@@ -150,7 +151,7 @@ def test_every_viewer_s_table_at_every_step_is_the_fold_of_the_facts_it_saw(
                 assert without_none(document) == without_none(table_document(folded, viewer))
 
 
-@pytest.mark.parametrize(("mode", "preset", "players", "seed"), LEAK_GAMES)
+@pytest.mark.parametrize(("mode", "preset", "players", "seed"), slow_beyond(LEAK_GAMES, keep=2))
 def test_every_step_summary_is_written_from_the_public_part_of_its_fact(
     mode, preset, players, seed
 ):

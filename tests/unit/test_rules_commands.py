@@ -30,6 +30,7 @@ from domain.rules.commands import (
 from domain.rules.legal import host_legal_commands
 from domain.rules.state import TABLETOP
 from tests.builders import random_game, run, seen_at_the_table, table
+from tests.marks import slow_beyond
 
 # --- parse_command -----------------------------------------------------------------------------------
 
@@ -199,12 +200,18 @@ def _listed(legal, command) -> bool:
 
 @pytest.mark.parametrize(
     ("preset", "players", "mode"),
-    [
-        *[pytest.param(preset, n, "digital", id=f"{preset}-{n}p-digital") for preset, n in GAMES],
-        pytest.param("rio-grande", 3, "tabletop", id="rio-grande-3p-tabletop"),
-        pytest.param("rio-grande", 6, "tabletop", id="rio-grande-6p-tabletop"),
-        pytest.param("amigo", 5, "tabletop", id="amigo-5p-tabletop"),
-    ],
+    slow_beyond(
+        [
+            pytest.param("rio-grande", 3, "tabletop", id="rio-grande-3p-tabletop"),
+            *[
+                pytest.param(preset, n, "digital", id=f"{preset}-{n}p-digital")
+                for preset, n in GAMES
+            ],
+            pytest.param("rio-grande", 6, "tabletop", id="rio-grande-6p-tabletop"),
+            pytest.param("amigo", 5, "tabletop", id="amigo-5p-tabletop"),
+        ],
+        keep=2,
+    ),
 )
 def test_every_listed_command_is_accepted_and_every_unlisted_one_rejected(preset, players, mode):
     rng = random.Random(players)

@@ -7,6 +7,7 @@ import pytest
 from domain.rules.audit import cards_on_table
 from domain.rules.evolve import full_deck
 from tests.builders import random_game
+from tests.marks import slow_beyond
 
 GAMES = [
     *[pytest.param("rio-grande", n, "digital", id=f"rio-grande-{n}p") for n in (3, 4, 5, 6, 7)],
@@ -17,7 +18,7 @@ GAMES = [
 ]
 
 
-@pytest.mark.parametrize(("preset", "players", "mode"), GAMES)
+@pytest.mark.parametrize(("preset", "players", "mode"), slow_beyond(GAMES, keep=1))
 def test_every_card_exists_exactly_once_at_every_step(preset, players, mode):
     for state in random_game(players, preset, mode=mode, seed=11):
         assert cards_on_table(state) == Counter(full_deck(state.ruleset))

@@ -334,6 +334,13 @@ def test_a_tie_broken_differently_under_another_ruleset_is_explained(
     assert not report.same_outcome
 
 
+def test_a_what_if_that_changes_the_winners_is_worded_as_one_not_as_a_wrong_record():
+    report = tie_broken_otherwise("rio-grande", 4, "rio-grande", {"tie_break": ["seat-distance"]})
+
+    assert "rio-grande with tie_break=seat-distance changes the winners (" in report.difference
+    assert "wrong" not in report.difference
+
+
 def _doctored_result(**changes: Any) -> dict[str, Any]:
     """A 3-player game's record (one player with the most coins) with its result changed."""
     document = export_record(simulate("rio-grande", 3, bot="greedy", seed=4))

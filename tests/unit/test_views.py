@@ -28,6 +28,7 @@ from projections.views import (
     visible_part,
 )
 from tests.games import CONFIGS, digital_game, tabletop_game
+from tests.marks import slow_beyond
 
 SEEDS = range(13)
 
@@ -75,7 +76,7 @@ GAMES = [
 ]
 
 
-@pytest.mark.parametrize(("preset", "players", "seed", "mode"), GAMES)
+@pytest.mark.parametrize(("preset", "players", "seed", "mode"), slow_beyond(GAMES, keep=2))
 def test_every_view_after_every_fact_is_the_visible_part_of_the_table(preset, players, seed, mode):
     facts = (digital_game if mode == "digital" else tabletop_game)(preset, players, seed)
     everyone = viewers(players)
@@ -227,7 +228,7 @@ PILE_ENDINGS = [
 
 
 @pytest.mark.parametrize("options", PILE_ENDINGS, ids=lambda o: ",".join(o) or "default")
-@pytest.mark.parametrize(("preset", "players"), CONFIGS)
+@pytest.mark.parametrize(("preset", "players"), slow_beyond(CONFIGS, keep=1))
 def test_a_table_is_asked_for_exactly_the_cards_each_reveal_and_draw_takes(
     preset: str, players: int, options: dict[str, object]
 ) -> None:
