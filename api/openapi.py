@@ -138,6 +138,7 @@ GAME_OPERATIONS = {
     "live": ("follow_game", "Follow the game as it is played"),
     "scoreboard": ("scoreboard", "The game's scoreboard"),
     "steps": ("steps", "Step through the game"),
+    "entries": ("list_entries", "The entries of a tabletop game, as corrections name them"),
     "step": ("step_detail", "One step of the game"),
     "jump": ("jump", "Jump to a turn or an event in the game"),
     "timeline": ("timeline", "The game's timeline"),

@@ -540,6 +540,7 @@ def test_the_openapi_document_lists_every_endpoint(client: FlaskClient) -> None:
         "/api/health",
         "/api/rulesets",
         "/api/games/{game_id}/steps",
+        "/api/games/{game_id}/entries",
         "/api/games/{game_id}/steps/{position}",
         "/api/games/{game_id}/jump",
         "/api/games/{game_id}/timeline",
