@@ -356,11 +356,10 @@ class Table:
         return cmd.Deal(tuple(hands))
 
     def _with_chance(self, state: GameState, seat: int, legal: Legal) -> Legal:
-        """`legal`, with the tabletop chance step of the active seat (a reveal or a draw) made a
-        command naming cards, as the host would enter it (with known hands only the host names
-        the cards off the pile: a seat's own legal commands do not offer the step)."""
-        step = legal.chance or (chance_step(state) if seat == state.active else None)
-        if step is None or step.kind == "deal":
+        """`legal`, its tabletop chance step (a reveal or a draw) made a command naming cards,
+        as the host would enter it."""
+        step = legal.chance
+        if step is None:
             return legal
         kind = {"reveal": cmd.Reveal, "draw": cmd.Draw}[step.kind]
         cards = draw_through(state, step.count, self.rng.choice)

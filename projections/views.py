@@ -26,7 +26,13 @@ from typing import Any
 
 from domain.rules import events as ev
 from domain.rules.evolve import evolve, fold
-from domain.rules.legal import Legal, OfferRange, host_legal_commands, legal_commands
+from domain.rules.legal import (
+    Legal,
+    OfferRange,
+    host_legal_commands,
+    legal_commands,
+    seats_name_pile_cards,
+)
 from domain.rules.notation import describe
 from domain.rules.rulesets import Ruleset
 from domain.rules.state import (
@@ -298,7 +304,10 @@ def render(view: GameState, viewer: Viewer) -> dict[str, Any]:
     if viewer.kind == AUDITOR:
         document["seed"] = view.seed
     if viewer.kind == SEAT and viewer.seat is not None and not over:
-        document["legal"] = render_legal(legal_commands(view, viewer.seat))
+        legal = legal_commands(view, viewer.seat)
+        if legal.chance is not None and not seats_name_pile_cards(view):
+            legal = dataclasses.replace(legal, chance=None)  # the host names those cards
+        document["legal"] = render_legal(legal)
     elif viewer.kind == HOST and view.mode == TABLETOP and not over:
         document["legal"] = render_legal(host_legal_commands(view))
     return document

@@ -101,12 +101,13 @@ def chance_step(state: GameState) -> ChanceStep | None:
 
 
 def seats_name_pile_cards(state: GameState) -> bool:
-    """Whether a seat of this tabletop game may name the cards its own reveals and draws turn up.
-    Only with unknown hands, where every card the game knows was shown to the table, so that a
-    check of a named card uses nothing a seat may not know. With known hands the host entered
-    every hand, and only the host names the cards that come off the pile: a refused card would
-    tell a seat where the other copies are (RULES §4.4)."""
-    return state.hands_unknown
+    """Whether a seat's own token may name the cards its reveals and draws turn up (who enters a
+    legal command is the service's question, not the rules'). Only with unknown hands, where
+    every card the game knows was shown to the table, so that a check of a named card uses
+    nothing a seat may not know. With known hands the host entered every hand, and only the host
+    names the cards that come off the pile: a refused card would tell a seat where the other
+    copies are (RULES §4.4)."""
+    return state.mode == DIGITAL or state.hands_unknown
 
 
 def legal_commands(state: GameState, seat: int) -> Legal:
@@ -132,7 +133,7 @@ def legal_commands(state: GameState, seat: int) -> Legal:
         if state.planted or not player.hand:
             if state.mode == DIGITAL:
                 commands.append(cmd.Reveal(seat))
-            elif seats_name_pile_cards(state):
+            else:
                 chance = chance_step(state)
             if state.ruleset.duel and not state.hand_discarded:
                 commands += _hand_discards(state, seat)
@@ -157,8 +158,11 @@ def legal_commands(state: GameState, seat: int) -> Legal:
         for bean in _distinct(state.revealed):
             commands += _plants(state, seat, bean)
         commands.append(cmd.OfferRest(seat))
-    elif phase is Phase.DRAW and active and (state.mode == DIGITAL or state.hands_unknown):
-        commands.append(cmd.Draw(seat))  # no card to name
+    elif phase is Phase.DRAW and active:
+        if state.mode == DIGITAL or state.hands_unknown:  # no card to name
+            commands.append(cmd.Draw(seat))
+        else:
+            chance = chance_step(state)
     return Legal(tuple(commands), offer, chance, () if offer is None else (offer,))
 
 
