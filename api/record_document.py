@@ -46,8 +46,9 @@ def openapi_record_schema() -> dict[str, Any]:
     header["seats"]["items"]["pattern"] = patterns.name
     header["place"]["pattern"] = patterns.printable
     header["tags"]["items"]["pattern"] = patterns.printable
-    author = converted["properties"]["annotations"]["items"]["properties"]["author"]
-    for branch in author["oneOf"]:  # a guest's name, or {role, name, seat}
+    note = converted["properties"]["annotations"]["items"]["properties"]
+    note["text"]["pattern"] = patterns.note
+    for branch in note["author"]["oneOf"]:  # a guest's name, or {role, name, seat}
         named = branch if branch.get("type") == "string" else branch["properties"]["name"]
         named["pattern"] = patterns.name
     return converted

@@ -28,9 +28,34 @@ class DuplicateKey(ValueError):
         self.path = parent + _step(key)
 
 
+class _Repeated(Exception):
+    """An object named a key twice: the document is read again to say where."""
+
+
+def _members(pairs: Sequence[tuple[str, Any]]) -> dict[str, Any]:
+    members = dict(pairs)
+    if len(members) != len(pairs):
+        raise _Repeated
+    return members
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_members)
+"""Made once: `json.loads` with a hook builds a decoder on every call."""
+
+
 def loads(text: str | bytes) -> Any:
     """`json.loads`, but DuplicateKey for an object naming a key twice (the first such object
     in the document's order). Other errors are json.loads' own."""
+    if isinstance(text, bytes | bytearray):
+        text = text.decode(json.detect_encoding(text), "surrogatepass")  # as json.loads does
+    try:
+        return _DECODER.decode(text)
+    except _Repeated:
+        raise _duplicate_in(text) from None
+
+
+def _duplicate_in(text: str) -> DuplicateKey:
+    """`text` read again, noting every object that names a key twice: the first one's error."""
     repeated: dict[int, str] = {}  # id of an object holding a key twice → that key
     objects: list[dict[str, Any]] = []  # keeps those objects alive, so their ids stay theirs
 
@@ -42,9 +67,7 @@ def loads(text: str | bytes) -> Any:
         return members
 
     document = json.loads(text, object_pairs_hook=member_pairs)
-    if repeated:
-        raise _first_duplicate(document, repeated)
-    return document
+    return _first_duplicate(document, repeated)
 
 
 def _repeated_key(pairs: Sequence[tuple[str, Any]]) -> str:
