@@ -560,9 +560,9 @@ def created_once(
     key = idempotency_key()
     if key is None:
         with service.tokens.issued_for(game_id, seats) as issued:
-            document = schema.dump(create(game_id, issued, None))
+            document = create(game_id, issued, None)
         service.after_write()
-        return _answer(201, document)
+        return _answer(201, schema.dump(document))
     begun = service.creations.begin(scope, key, caller, fingerprint, game_id=game_id, seats=seats)
     if isinstance(begun, Replay):
         return _answer(begun.status, begun.response, replayed=True)
