@@ -54,16 +54,22 @@ class FastLoader:
 
     @classmethod
     def of(cls, schema: ma.Schema) -> FastLoader | None:
-        """The schema's fast loader, or None if it has hooks, renamed fields or a field kind
-        the fast path does not know (those bodies always take marshmallow's path)."""
+        """The schema's fast loader, or None if it has hooks, renamed fields, or a required
+        field (or one with a default) of a kind the fast path does not know: those bodies
+        always take marshmallow's path. An optional field of such a kind sends the bodies that
+        hold it to marshmallow (a correction's nested changes, say) and spares the rest."""
         if schema.many or any(type(schema)._hooks.values()):
             return None
         checks: dict[str, Check] = {}
         defaults: dict[str, typing.Any] = {}
         for name, field in schema.load_fields.items():
-            check = _check(field)
-            if check is None or field.data_key not in (None, name) or field.attribute:
+            if field.data_key not in (None, name) or field.attribute:
                 return None
+            check = _check(field)
+            if check is None:
+                if field.required or field.load_default is not ma.missing:
+                    return None
+                check = _always_defer
             checks[name] = check
             if field.load_default is not ma.missing:
                 defaults[name] = field.load_default
@@ -100,6 +106,11 @@ def _check(field: fields.Field) -> Check | None:
     if json_type is None:
         return None
     return _validated(field, json_type, lambda value: value)
+
+
+def _always_defer(value: typing.Any) -> typing.Any:
+    """The check of a field the fast path does not know: marshmallow loads it."""
+    return _DEFER
 
 
 def _items(item: Check, values: list) -> typing.Any:

@@ -1196,7 +1196,7 @@ class ExportQuerySchema(Schema):
 class RecordDocumentSchema(Schema):
     class Meta:
         description = (
-            "A `bohnanza-record/1` document. Its full JSON Schema is served at "
+            "A `bohnanza-record/1` or `/2` document. Its full JSON Schema is served at "
             "/api/records/schema.json; an import checks a document against it."
         )
 

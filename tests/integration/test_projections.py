@@ -26,7 +26,7 @@ from uuid import UUID
 
 import pytest
 from click.testing import CliRunner
-from eventsourcing.persistence import IntegrityError, OperationalError
+from eventsourcing.persistence import OperationalError
 from sqlalchemy import Connection, Engine, exc, inspect, select
 
 from api.cli import main
@@ -35,7 +35,7 @@ from domain.bots import simulate
 from domain.network import DEAD_NETWORK_SECONDS, RECONNECT_SECONDS
 from domain.rules import Command, fold
 from domain.rules import events as ev
-from domain.rules.errors import NotFound
+from domain.rules.errors import Conflict, NotFound
 from domain.rules.transcript import commands_from_facts
 from domain.storage import persistence_env
 from projections import queries, tables
@@ -586,6 +586,7 @@ class CrashingScoreboards(Scoreboards):
     """Writes half of its third batch's rows, then fails, as a crash mid-batch would."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.batches = 0
 
     def process(self, connection: Connection, batch: Sequence[Recorded]) -> None:
@@ -766,7 +767,7 @@ def test_the_cli_reports_the_events_a_rebuild_read_where_the_store_s_positions_h
     url = shared_database_url
     with Bohnanza.from_url(url) as app:
         first = app.start_game(["Ana", "Ben", "Cleo"], seed=1)
-        with pytest.raises(IntegrityError):  # its insert rolls back: on PostgreSQL, a gap
+        with pytest.raises(Conflict):  # its insert rolls back: on PostgreSQL, a gap
             app.start_game(["Ana", "Ben", "Cleo"], seed=1, game_id=first.game_id)
         if url.startswith("sqlite"):  # SQLite numbers rows after the last: leave a gap by hand
             leave_a_gap_before_the_last_event(url)

@@ -187,10 +187,38 @@ def test_missing_fields_get_their_load_defaults():
     ],
     ids=["dict", "nested", "uuid", "float", "renamed"],
 )
-def test_a_schema_with_a_field_the_fast_path_does_not_know_always_takes_marshmallows(field):
+def test_a_schema_with_a_required_field_the_fast_path_does_not_know_always_takes_marshmallows(
+    field,
+):
+    field.required = True
     schema = ma.Schema.from_dict({"value": field})()
 
     assert FastLoader.of(schema) is None
+
+
+@pytest.mark.parametrize(
+    "field",
+    [fields.Dict(), fields.Nested(schemas.ViewerSchema), fields.UUID(), fields.Float()],
+    ids=["dict", "nested", "uuid", "float"],
+)
+def test_a_body_holding_an_optional_field_the_fast_path_does_not_know_takes_marshmallows(field):
+    schema = ma.Schema.from_dict({"value": field, "n": fields.Integer()})()
+    loader = FastLoader.of(schema)
+
+    assert loader({"n": 1, "value": None}) is None
+    assert loader({"n": 1}) == {"n": 1}
+
+
+def test_a_field_the_fast_path_does_not_know_with_a_default_always_takes_marshmallows():
+    schema = ma.Schema.from_dict({"value": fields.Dict(load_default=dict)})()
+
+    assert FastLoader.of(schema) is None
+
+
+def test_a_correction_takes_marshmallows_path():
+    loader = FastLoader.of(schemas.CommandSchema())
+
+    assert loader({"type": "correct", "changes": [{"entry": 0, "action": "delete"}]}) is None
 
 
 def test_a_schema_with_hooks_always_takes_marshmallows():

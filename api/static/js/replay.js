@@ -144,7 +144,7 @@ function build() {
     position: () => state.position,
     over: () => state.over,
     changed: async () => {
-      state.cache.delete(`${state.perspective}|${state.position}`);
+      state.cache.delete(detailKey(state.position, state.perspective));
       await loadNoteIndex();
       await show();
     },
@@ -276,8 +276,13 @@ function showPosition(focusList) {
   document.getElementById("last").disabled = state.position === state.steps.length;
 }
 
+/** Where a step's answer for a reader is kept: by reader, game as recorded or corrected, step. */
+function detailKey(position, perspective) {
+  return `${perspective}|${state.asRecorded ? "recorded" : "corrected"}|${position}`;
+}
+
 async function detail(position, perspective) {
-  const key = `${perspective}|${state.asRecorded ? "recorded" : "corrected"}|${position}`;
+  const key = detailKey(position, perspective);
   if (!state.cache.has(key)) {
     const { token, query } = asked(perspective);
     const loading = api(`${base}/steps/${position}`, { token, query });
