@@ -13,6 +13,7 @@ from datetime import timedelta
 from types import FunctionType
 from typing import Any
 
+from apispec import APISpec
 from eventsourcing.persistence import PersistenceError
 from flask import Flask, Response, request
 from flask_smorest import Api
@@ -59,6 +60,39 @@ class BohnanzaApi(Api):
 
     ERROR_SCHEMA = ErrorSchema
     DEFAULT_ERROR_RESPONSE_NAME = None
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._undocumented: list[tuple[Any, str, Any]] = []
+        self._documenting = threading.Lock()
+        super().__init__(*args, **kwargs)
+
+    @property
+    def spec(self) -> APISpec:
+        """The OpenAPI document, its blueprints' operations documented on first use: building
+        them costs more than the rest of the app's creation (about 0.1 s, apispec copying
+        every schema), which a worker, a command line or a test that never serves the
+        document need not pay."""
+        if self._undocumented:
+            with self._documenting:
+                while self._undocumented:
+                    blueprint, name, parameters = self._undocumented.pop(0)
+                    blueprint.register_views_in_doc(
+                        self, self._app, self._spec, name=name, parameters=parameters
+                    )
+        return self._spec
+
+    @spec.setter
+    def spec(self, spec: APISpec) -> None:
+        self._spec = spec
+
+    def register_blueprint(self, blp: Any, *, parameters: Any = None, **options: Any) -> None:
+        """flask-smorest's, with the blueprint's operations documented when the document is
+        first used (`spec`); its tag is added now, so the tags keep their order."""
+        name = options.get("name", blp.name)
+        self._app.extensions["flask-smorest"]["blp_name_to_api"][name] = self
+        self._app.register_blueprint(blp, **options)
+        self._undocumented.append((blp, name, parameters))
+        self._spec.tag({"name": name, "description": blp.description})
 
     def _register_pagination_header(self) -> None:
         """No endpoint pages the flask-smorest way (the game list pages by offset): no

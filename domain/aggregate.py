@@ -97,6 +97,16 @@ class Game(Aggregate):
         upcast_v2_v3=staticmethod(_started_v2_v3),
     )
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        """A deep copy, for the library's aggregate cache (which copies the cached game for
+        every command): everything the game holds is immutable (its id, version, dates and
+        `GameState`) but the list of pending events, so a new object with its own list is one.
+        Python's generic deep copy had rebuilt the id and the dates on every command."""
+        copied = object.__new__(type(self))
+        copied.__dict__.update(self.__dict__)
+        copied._pending_events = list(self._pending_events)
+        return copied
+
     @classmethod
     def start(cls, started: ev.GameStarted, *, game_id: Any = None) -> Game:
         """A new game from its first fact."""

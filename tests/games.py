@@ -4,11 +4,23 @@ check the same games from different sides."""
 
 from __future__ import annotations
 
+import os
 from functools import cache
 
 from domain.bots import simulate
 from domain.rules import events as ev
 from domain.rules.transcript import redecide
+
+DEPTH = float(os.environ.get("BOHNANZA_TEST_DEPTH", "1"))
+"""How deep the sweeps over seeded games go: 1 by default, so that the whole suite runs in a few
+minutes; more for a soak run, e.g. `BOHNANZA_TEST_DEPTH=5 pytest -m slow` plays five times as
+many games in every sweep."""
+
+
+def sweep(games: int) -> range:
+    """The seeds of a sweep over `games` games at the default depth."""
+    return range(max(1, round(games * DEPTH)))
+
 
 CONFIGS = [
     *[("rio-grande", players) for players in (2, 3, 4, 5, 6, 7)],

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from itertools import chain
 from dataclasses import dataclass
 
 from . import events as ev
 from .beans import coins_for, label
-from .evolve import evolve
+from .evolve import scan
 from .state import GameState, Phase, is_hidden, pile_of
 
 
@@ -33,16 +34,28 @@ class Problem:
 def cards_on_table(state: GameState) -> Counter[str]:
     """Every card in every zone, by bean (coins are bean cards turned over). In a game with
     unknown hands, the cards nobody has seen count as the beans their draw piles still hide."""
-    counts: Counter[str] = Counter()
-    for zone in (state.draw_pile, state.discard_pile, state.removed, state.revealed):
-        counts.update(card for card in zone if not is_hidden(card))
-    counts.update(state.duel_offer)
-    for pool in state.pools:
-        counts.update(pool)
-    for player in state.players:
-        counts.update(card for card in player.hand if not is_hidden(card))
-        counts.update(player.trade_area)
-        counts.update(player.coins)
+    players = state.players
+    # Counted whole (in C), then rid of the cards nobody has seen: they are counted by pool.
+    counts = Counter(
+        chain(
+            state.draw_pile,
+            state.discard_pile,
+            state.removed,
+            state.revealed,
+            *(player.hand for player in players),
+        )
+    )
+    for card in [card for card in counts if is_hidden(card)]:
+        del counts[card]
+    counts.update(
+        chain(
+            state.duel_offer,
+            *state.pools,
+            *(player.trade_area for player in players),
+            *(player.coins for player in players),
+        )
+    )
+    for player in players:
         for field in player.fields:
             if field.bean is not None:
                 counts[field.bean] += field.count
@@ -229,8 +242,8 @@ def audit(facts: Iterable[ev.Event]) -> list[Problem]:
     state: GameState | None = None
     ending = _Ending()
     earned: Counter[int] = Counter()
-    for position, fact in enumerate(facts, start=1):
-        after = evolve(state, fact)
+    facts = list(facts)
+    for position, (fact, after) in enumerate(zip(facts, scan(facts), strict=True), start=1):
         found = [] if state is None else check_step(state, fact, after)
         if state is not None:
             found += ending.check(state, fact, after)

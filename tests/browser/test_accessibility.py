@@ -14,7 +14,7 @@ import pytest
 
 from .conftest import DESKTOP, PHONE, READY, Game, Pages, Site, axe_violations, screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
 

@@ -10,7 +10,7 @@ import pytest
 
 from .conftest import PHONE, Pages, Site, screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import pytest
 
 from .conftest import Pages, Site
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def note(

@@ -119,6 +119,8 @@ def test_what_another_seat_did_just_before_this_seat_s_command_is_in_its_log(
     anas.route("**/commands", ben_offers_first)
     act(anas, "end-trading")
 
+    # Ana's answer brings her own line; Ben's comes with the stream, maybe a moment later.
+    anas.locator("#log li").filter(has_text="Ben offers Ana").wait_for()
     log = anas.inner_text("#log")  # newest first
     assert "Ben offers Ana 1 Stink for nothing" in log
     assert log.index("Ana ends trading") < log.index("Ben offers Ana") < log.index("Ana reveals")

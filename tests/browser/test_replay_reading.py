@@ -15,7 +15,7 @@ from domain.bots import BOTS, Table, play_stored
 
 from .conftest import PHONE, Game, Pages, Site, screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 OFFER_TALK = {"TradeOffered", "TradeDeclined", "TradeWithdrawn"}
 

@@ -8,7 +8,7 @@ from tests.citations import code_citations
 
 from .conftest import PHONE, Pages, Site, screenshot
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def test_a_refusal_links_the_section_it_cites_to_that_section_of_the_rules_page(

@@ -16,6 +16,8 @@ from domain.rules.transcript import commands_from_facts
 
 from .server import gunicorn
 
+pytestmark = pytest.mark.slow  # real servers
+
 FOLLOWERS = 8
 THREADS = 2
 

@@ -1,6 +1,6 @@
 """The projections (games, scoreboards, leaderboard) on each store, checked against the facts.
 
-Per store, the module plays 40 bot games through the application, interleaved, while the
+Per store, the module plays 34 bot games through the application, interleaved, while the
 projections are kept current incrementally. The tests compare the tables with values computed here
 from the facts alone, with a rebuild from scratch, and after failed batches, killed projectors and
 projectors racing each other. Tests that need a second process run on the stores that allow one.
@@ -76,7 +76,7 @@ TABLES = [
     ("rio-grande", 4),
 ]
 GAMES = [
-    *(GameSpec("rio-grande", 2, ("greedy", "random")[i % 2], seed=i) for i in range(12)),
+    *(GameSpec("rio-grande", 2, ("greedy", "random")[i % 2], seed=i) for i in range(6)),
     GameSpec("amigo", 3, "greedy", seed=103),
     GameSpec("amigo", 5, "greedy", seed=105),
     GameSpec("amigo-1997", 4, "greedy", seed=104),
@@ -97,7 +97,7 @@ GAMES = [
         for i, (preset, players) in enumerate(TABLES * 2)
     ),
 ]
-"""12 complete bean duels, 8 complete games of 3–7 players over the three presets, and 20 games
+"""6 complete bean duels, 8 complete games of 3–7 players over the three presets, and 20 games
 left in progress after 10 to 200 commands; some with secret coin counts."""
 
 
@@ -197,7 +197,7 @@ def dump(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
 
 @pytest.fixture(scope="module")
 def played(module_database_url: str) -> Iterator[PlayedStore]:
-    """40 bot games played through the application, interleaved (20 are left in progress).
+    """34 bot games played through the application, interleaved (20 are left in progress).
 
     Each store runs its projections as the service does: in one process (memory, SQLite) they
     catch up after every command; on PostgreSQL a separate projector process follows the store
@@ -415,7 +415,7 @@ def tracked_position(engine: Engine) -> int:
 # --- values ----------------------------------------------------------------------------------
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_each_seat_s_scoreboard_line_counts_what_the_facts_record(store: PlayedStore) -> None:
     with store.engine.connect() as connection:
         for game_id, facts in store.facts.items():
@@ -429,7 +429,7 @@ def test_each_seat_s_scoreboard_line_counts_what_the_facts_record(store: PlayedS
                 assert [line.coins for line in lines] == ended.scores
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_the_bot_games_trade_donate_and_buy_fields_so_every_column_is_exercised(
     store: PlayedStore,
 ) -> None:
@@ -441,7 +441,7 @@ def test_the_bot_games_trade_donate_and_buy_fields_so_every_column_is_exercised(
     assert any(line.coins < line.coins_earned for line in lines)
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_the_games_table_records_each_game_s_ruleset_seats_turns_and_result(
     store: PlayedStore,
 ) -> None:
@@ -470,7 +470,7 @@ def test_the_games_table_records_each_game_s_ruleset_seats_turns_and_result(
             assert record.decided_by == ended.decided_by
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_games_are_listed_oldest_first_and_filtered_by_status_player_and_preset(
     store: PlayedStore,
 ) -> None:
@@ -490,7 +490,7 @@ def test_games_are_listed_oldest_first_and_filtered_by_status_player_and_preset(
     } == {g for g, spec in store.specs.items() if spec.preset == "amigo-1997" and g not in running}
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_the_leaderboard_sums_each_player_s_ended_games_overall_by_preset_and_by_player_count(
     store: PlayedStore,
 ) -> None:
@@ -511,7 +511,7 @@ def test_the_leaderboard_sums_each_player_s_ended_games_overall_by_preset_and_by
             assert standing.average_score == standing.total_score / standing.games
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_a_running_secret_treasury_game_shows_coins_to_their_owner_only(
     store: PlayedStore,
 ) -> None:
@@ -529,7 +529,7 @@ def test_a_running_secret_treasury_game_shows_coins_to_their_owner_only(
     assert [line.harvests for line in public] == [line.harvests for line in truth]
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_an_ended_secret_treasury_game_shows_every_seat_s_coins(store: PlayedStore) -> None:
     game_id = store.game(next(s for s in GAMES if s.options == SECRET and not s.stop_after))
 
@@ -540,7 +540,7 @@ def test_an_ended_secret_treasury_game_shows_every_seat_s_coins(store: PlayedSto
     ]
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_a_running_game_with_open_treasuries_shows_every_seat_s_coins(store: PlayedStore) -> None:
     game_id = store.game(next(s for s in GAMES if s.options is None and s.stop_after))
 
@@ -551,7 +551,7 @@ def test_a_running_game_with_open_treasuries_shows_every_seat_s_coins(store: Pla
     ]
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_a_game_the_projections_never_saw_has_no_scoreboard(store: PlayedStore) -> None:
     with pytest.raises(NotFound):
         queries.scoreboard(store.engine, UUID(int=0))
@@ -560,7 +560,7 @@ def test_a_game_the_projections_never_saw_has_no_scoreboard(store: PlayedStore) 
 # --- rebuilding, crashes and concurrency ----------------------------------------------------------
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_catching_up_after_every_command_builds_what_a_rebuild_from_scratch_builds(
     store: PlayedStore,
 ) -> None:
@@ -571,7 +571,7 @@ def test_catching_up_after_every_command_builds_what_a_rebuild_from_scratch_buil
     assert_tables_hold(store.engine, store.facts)
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_a_rebuild_in_small_batches_builds_the_same_tables(store: PlayedStore) -> None:
     store.projector.rebuild(batch_size=25)
 
@@ -597,7 +597,7 @@ class CrashingScoreboards(Scoreboards):
         super().process(connection, batch)
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_a_batch_that_fails_midway_leaves_no_trace_and_is_processed_once_later(
     store: PlayedStore,
 ) -> None:
@@ -615,7 +615,7 @@ def test_a_batch_that_fails_midway_leaves_no_trace_and_is_processed_once_later(
     assert dump(store.engine) == store.incremental
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_a_projector_killed_during_a_rebuild_resumes_without_loss_or_double_counting(
     shared_store: PlayedStore,
 ) -> None:
@@ -656,7 +656,7 @@ def test_a_projector_killed_during_a_rebuild_resumes_without_loss_or_double_coun
     assert dump(store.engine) == store.incremental
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_two_projectors_catching_up_at_once_in_threads_count_every_event_once(
     store: PlayedStore,
 ) -> None:
@@ -692,7 +692,7 @@ with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
 """
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_two_projector_processes_catching_up_at_once_count_every_event_once(
     shared_store: PlayedStore,
 ) -> None:
@@ -723,7 +723,7 @@ def test_two_projector_processes_catching_up_at_once_count_every_event_once(
     assert dump(store.engine) == store.incremental
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_a_follower_process_kept_up_with_the_play_and_stopped_cleanly_on_sigterm(
     store: PlayedStore,
 ) -> None:
@@ -736,7 +736,7 @@ def test_a_follower_process_kept_up_with_the_play_and_stopped_cleanly_on_sigterm
     assert output.endswith(f"Stopped at position {store.end}.\n")
 
 
-@pytest.mark.slow  # the module's 40 bot games on each store
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_the_cli_rebuilds_the_projections_and_reports_them_up_to_date(
     shared_store: PlayedStore,
 ) -> None:

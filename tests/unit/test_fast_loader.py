@@ -117,7 +117,7 @@ def _marshmallow(schema: ma.Schema, body: Any) -> dict[str, Any] | None:
 @pytest.mark.parametrize(
     "schema", slow_beyond(FAST_SCHEMAS, keep=3), ids=lambda schema: type(schema).__name__
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_the_fast_path_loads_what_marshmallow_loads_or_leaves_the_body_to_it(schema, data):
     body = data.draw(bodies(schema))

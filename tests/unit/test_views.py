@@ -27,10 +27,10 @@ from projections.views import (
     viewers,
     visible_part,
 )
-from tests.games import CONFIGS, digital_game, tabletop_game
+from tests.games import CONFIGS, digital_game, sweep, tabletop_game
 from tests.marks import slow_beyond
 
-SEEDS = range(13)
+SEEDS = sweep(8)
 
 
 def hidden_cards_are_unknown(view: GameState, viewer: Viewer) -> None:
