@@ -32,6 +32,7 @@ from domain.storage import first_line
 from replays.games import AlreadyImported
 from replays.record import IllegalRecord, RecordError
 
+from .bodies import bound_chunks
 from .schemas import ErrorSchema
 from .security import AnswerGone, KeyInFlight, KeyReused, Secrets
 
@@ -126,7 +127,10 @@ def _http_error(error: HTTPException) -> Response:
     if status == 422:
         message = SCHEMA_MISMATCH
     if status == 413:
-        message = "The request body is too large."
+        limit = request.max_content_length
+        message = "The request body is too large" + (
+            f": this route takes a body of up to {limit:,} bytes." if limit else "."
+        )
     if status == 400 and "Invalid JSON" in str(errors):
         message = "The request body is not valid JSON."
     if isinstance(data, dict) and "message" in data:  # one of the body parser's own (a 400)
@@ -255,7 +259,8 @@ def refuse_bodies_the_api_cannot_read() -> None:
       decoded, so the app would read bytes that are not the JSON sent.
     - The body is read whole now (`_whole_body`): 400 if it breaks off or is shorter than its
       Content-Length (nothing is stored from half a body), 408 if it stops arriving.
-    - 413 for a body sent without a Content-Length (chunked) that reaches the size limit.
+    - 413 for a body sent without a Content-Length (chunked) that reaches the size limit, as
+      soon as its chunk-size lines announce that much (`bound_chunks`), not once it is sent.
       Werkzeug refuses such a body only when it is read past the limit, and reading it whole
       stops at the limit, so the app would see the first 64 KB of a larger body and answer 400
       for JSON cut short. A chunked body of exactly the limit is refused too: nothing tells it
@@ -290,10 +295,12 @@ def refuse_bodies_the_api_cannot_read() -> None:
             f"The request body must be sent uncompressed (Content-Encoding {coding[:40]!r} was "
             "sent).",
         )
+    limit = request.max_content_length
+    if streamed and limit is not None:
+        bound_chunks(request.environ.get("wsgi.input"), limit)
     body = _whole_body()
     if length is not None and len(body) < length:  # the client closed its side early
         raise _unreadable_body(None)
-    limit = request.max_content_length
     if streamed and limit is not None and len(body) >= limit:
         raise RequestEntityTooLarge()
 

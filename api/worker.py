@@ -51,9 +51,10 @@ from collections.abc import Callable
 from typing import Any
 
 from gunicorn import util
-from gunicorn.http.body import ChunkedReader, LengthReader
+from gunicorn.http.errors import InvalidRequestLine
 from gunicorn.workers.gthread import ThreadWorker
 
+from .bodies import body_left_unread
 from .errors import HTTP_CODES
 from .live_hub import Stream
 from .security import Secrets
@@ -104,6 +105,9 @@ class KeepAliveThreadWorker(ThreadWorker):
         if not getattr(conn, "reads_limited", False):
             limit_waits_for_bytes(conn.sock, self._read_timeout)
             conn.reads_limited = True
+            if not self.cfg.is_ssl and opens_with_tls(conn.sock):
+                self.handle_error(None, conn.sock, conn.client, InvalidRequestLine(TLS_ON_HTTP))
+                return False  # closed: a TLS client reads nothing more from this port
         self._serving.conn = conn
         try:
             keep_alive = super().handle(conn)
@@ -194,6 +198,23 @@ class _Released:
         pass
 
 
+TLS_ON_HTTP = "a TLS handshake (https://); this port speaks plain HTTP (http://)"
+TLS_HANDSHAKE = 0x16
+"""The first byte of a TLS record carrying a handshake (RFC 8446 §5.1): a ClientHello."""
+
+
+def opens_with_tls(sock: socket.socket) -> bool:
+    """Whether what the client sent first on a new connection is a TLS handshake, looked at
+    without reading it. gunicorn would read it as a request line and, when its random bytes
+    hold no line feed, wait for the rest of a line that never comes: the read timeout, then a
+    close without a word. No HTTP request starts with this byte."""
+    try:
+        first = sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+    except OSError:  # nothing sent yet, or gone: gunicorn's own reading decides
+        return False
+    return first == bytes([TLS_HANDSHAKE])
+
+
 def limit_waits_for_bytes(sock: socket.socket, seconds: float) -> None:
     """Make a blocking read on `sock` fail (BlockingIOError) after `seconds` without a byte.
     gthread turns the socket blocking and non-blocking as it goes, which resets Python's own
@@ -277,17 +298,6 @@ def closing_after_unread_bodies(app: WsgiApp) -> WsgiApp:
         return answer
 
     return serve
-
-
-def body_left_unread(body: Any) -> bool:
-    """Whether part of the request body gunicorn's `body` (wsgi.input) reads is still on the
-    connection: bytes of a Content-Length not read yet, or a chunked body not read to its end."""
-    reader = getattr(body, "reader", None)
-    if isinstance(reader, LengthReader):
-        return reader.length > 0
-    if isinstance(reader, ChunkedReader):
-        return reader.parser is not None
-    return False
 
 
 SERVER_ERROR_MESSAGES = {

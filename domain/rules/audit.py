@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from itertools import chain
 from dataclasses import dataclass
+from itertools import chain
 
 from . import events as ev
 from .beans import coins_for, label
@@ -99,9 +99,10 @@ def _unseen_problems(state: GameState) -> list[str]:
     """A game with unknown hands: each draw pile hides exactly as many beans as it has cards
     nobody has seen, in the pile (only the current one) and in hands."""
     if not state.pools:
+        cards = set(chain.from_iterable(player.hand for player in state.players))  # a few beans
         return (
             ["a card nobody has seen is in a game with known hands"]
-            if any(pile_of(card) is not None for player in state.players for card in player.hand)
+            if any(pile_of(card) is not None for card in cards)
             else []
         )
     slots = Counter(

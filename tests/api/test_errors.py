@@ -734,7 +734,9 @@ def test_an_oversize_body_is_a_413(client: FlaskClient, game: CreatedGame) -> No
     )
 
     body = assert_envelope(response, 413, "payload_too_large")
-    assert body["message"] == "The request body is too large."
+    assert body["message"] == (
+        "The request body is too large: this route takes a body of up to 65,536 bytes."
+    )
 
 
 def test_an_oversize_body_creating_a_game_is_a_413(client: FlaskClient) -> None:

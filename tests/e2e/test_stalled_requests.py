@@ -141,3 +141,35 @@ def test_a_token_in_a_bad_chunked_trailer_is_not_echoed(server) -> None:
     assert (status, body["code"]) == (400, "bad_request")
     assert "[redacted]" in body["message"]
     assert b"Kq7wPz" not in answer
+
+
+@pytest.mark.parametrize(
+    "chunks",
+    [b'FFFFFF\r\n{"seats": [', b"8000\r\n" + b" " * 0x8000 + b"\r\n8000\r\n{"],
+    ids=["one-chunk-announcing-16-MB", "chunks-announcing-the-limit-between-them"],
+)
+def test_chunks_announcing_more_than_the_limit_are_a_413_at_once(server, chunks: bytes) -> None:
+    answer, took = exchange(server, post_head("Transfer-Encoding: chunked") + chunks)
+
+    status, headers, body = envelope(answer)
+    assert (status, body["code"], headers["connection"]) == (413, "payload_too_large", "close")
+    assert took < READ_TIMEOUT  # not held until the body stops arriving
+
+
+# A TLS 1.x record holding a ClientHello, cut short, with no line feed anywhere in it (a real one
+# holds one by chance; gunicorn read one without as a request line that never ended).
+CLIENT_HELLO = (
+    bytes.fromhex("16030100c4010000c00303") + bytes(range(32, 64)) + b"\x00\x00\x02\x13\x01"
+)
+
+
+def test_a_tls_handshake_on_the_plain_port_is_a_400_at_once(server) -> None:
+    assert b"\n" not in CLIENT_HELLO
+
+    answer, took = exchange(server, CLIENT_HELLO)
+
+    status, headers, body = envelope(answer)
+    assert (status, body["code"], headers["connection"]) == (400, "bad_request", "close")
+    assert "TLS handshake" in body["message"]
+    assert "plain HTTP" in body["message"]
+    assert took < READ_TIMEOUT
