@@ -20,6 +20,8 @@ from flask_smorest import Api
 from sqlalchemy.exc import DBAPIError
 from werkzeug.routing import IntegerConverter, Map
 
+from domain.deadline import deadline
+
 from . import errors, games, live, meta, records, replays, stats
 from .encoding import OrjsonProvider
 from .openapi import (
@@ -162,6 +164,7 @@ class LazyServices:
                         seconds=self._config["IDEMPOTENCY_IN_FLIGHT_SECONDS"]
                     ),
                     answers_kept=timedelta(hours=self._config["IDEMPOTENCY_ANSWERS_KEPT_HOURS"]),
+                    database_deadline=self._config["DATABASE_DEADLINE_SECONDS"],
                 )
             except (PersistenceError, DBAPIError):
                 if attempt == BUILD_ATTEMPTS:
@@ -198,6 +201,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         DATABASE_URL=settings.database_url,
         INLINE_PROJECTIONS=settings.inline_projections,
         AUDITOR_TOKEN=settings.auditor_token,
+        DATABASE_DEADLINE_SECONDS=settings.database_deadline_seconds,
         IDEMPOTENCY_IN_FLIGHT_SECONDS=settings.idempotency_in_flight_seconds,
         IDEMPOTENCY_ANSWERS_KEPT_HOURS=settings.idempotency_answers_kept_hours,
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
@@ -245,4 +249,19 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     )  # after the hooks that refuse a request's form
     app.after_request(not_cached_for_others)
     app.extensions["bohnanza"] = LazyServices(app.config)
+    app.wsgi_app = within_database_deadline(  # type: ignore[method-assign]
+        app.wsgi_app, app.config["DATABASE_DEADLINE_SECONDS"]
+    )
     return app
+
+
+def within_database_deadline(wsgi_app: Callable[..., Any], seconds: float) -> Callable[..., Any]:
+    """`wsgi_app`, each request's database work waiting at most `seconds` in all before it is
+    a 503 (domain/deadline.py). A streamed answer's later parts (a live stream) are outside it:
+    the live hub's thread writes them."""
+
+    def serve(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        with deadline(seconds):
+            return wsgi_app(environ, start_response)
+
+    return serve

@@ -17,6 +17,7 @@ from sqlalchemy import exc as sql_errors
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 from werkzeug.exceptions import NotFound as NoSuchPath
 
+from domain.deadline import DeadlinePassed
 from domain.rules.errors import (
     BohnanzaError,
     Conflict,
@@ -40,6 +41,7 @@ log = logging.getLogger(__name__)
 
 RETRY_AFTER_SECONDS = 1
 UNAVAILABLE = (
+    DeadlinePassed,
     OperationalError,
     InterfaceError,
     ConnectionUnavailableError,

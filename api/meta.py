@@ -8,6 +8,7 @@ import swagger_ui_bundle
 from flask import Flask, Response, send_from_directory
 from werkzeug.exceptions import NotFound
 
+from domain.deadline import deadline
 from domain.rules.rulesets import OPTIONS, PRESETS
 
 from . import schemas
@@ -20,6 +21,11 @@ blp = Blueprint("service", __name__, url_prefix="/api", description="The service
 assets = Blueprint("docs_assets", __name__)
 
 
+HEALTH_DEADLINE_SECONDS = 2.0
+"""How long the health check waits for the database in all: a load balancer's probe wants an
+answer at once, and a database that cannot answer it within this is as good as down."""
+
+
 @blp.route("/health", methods=["GET"])
 @blp.response(200, schemas.HealthSchema)
 @documented(blp)
@@ -29,7 +35,8 @@ def health() -> dict[str, Any]:
     `read_models` is the position every read model has processed (the lowest); how far it is
     behind `position` shows a projector that stopped or cannot keep up. Without the process
     keeping them itself (`BOHNANZA_INLINE_PROJECTIONS=false`), that is the projector's work."""
-    slowest = min(services().projector.status(), key=lambda line: line.position)
+    with deadline(HEALTH_DEADLINE_SECONDS):
+        slowest = min(services().projector.status(), key=lambda line: line.position)
     return {
         "status": "ok",
         "position": slowest.store_position,

@@ -17,6 +17,7 @@ from functools import partial
 from uuid import UUID
 
 from domain.application import Bohnanza, Outcome, RecordedFact
+from domain.deadline import deadline, locked
 from domain.rules import events as ev
 from domain.rules.errata import Corrected, corrected, effective
 from domain.rules.state import GameState
@@ -29,6 +30,7 @@ from . import tables
 from .creation_keys import CreationKeys
 from .live_hub import LiveHub
 from .security import ANSWERS_KEPT, IN_FLIGHT_LIMIT, IdempotencyStore, TokenStore
+from .settings import DATABASE_DEADLINE_SECONDS
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +107,7 @@ class GameViews:
     def facts(self, game_id: UUID) -> list[RecordedFact]:
         """Every fact of the game so far (NotFound for an unknown game)."""
         entry = self._entry(game_id)
-        with entry.lock:
+        with locked(entry.lock):
             self._refresh(game_id, entry)
             return list(entry.facts)
 
@@ -113,7 +115,7 @@ class GameViews:
         """The game's first `version` facts, asking the store only if this process holds
         fewer (a view's version is one this process has held)."""
         entry = self._entry(game_id)
-        with entry.lock:
+        with locked(entry.lock):
             if len(entry.facts) < version:
                 self._refresh(game_id, entry)
             return entry.facts[:version]
@@ -124,7 +126,7 @@ class GameViews:
         """The game as corrected when it was at `version`, how many corrections it had then, and
         each fact's mark (the correction that changed its entry)."""
         entry = self._entry(game_id)
-        with entry.lock:
+        with locked(entry.lock):
             if len(entry.facts) < version:
                 self._refresh(game_id, entry)
             corrections = sum(
@@ -138,7 +140,7 @@ class GameViews:
         """The game's first fact (NotFound for an unknown game): it never changes, so the store
         is asked only for a game this process has not seen yet."""
         entry = self._entry(game_id)
-        with entry.lock:
+        with locked(entry.lock):
             if not entry.facts:
                 self._refresh(game_id, entry)
             first = entry.facts[0].fact
@@ -148,14 +150,14 @@ class GameViews:
     def corrected(self, game_id: UUID) -> list[ev.Event]:
         """The game as corrected now (NotFound for an unknown game)."""
         entry = self._entry(game_id)
-        with entry.lock:
+        with locked(entry.lock):
             self._refresh(game_id, entry)
             return list(entry.corrected)
 
     def view(self, game_id: UUID, viewer: Viewer) -> tuple[GameState, int]:
         """The viewer's view now (of the game as corrected), and the game version it reflects."""
         entry = self._entry(game_id)
-        with entry.lock:
+        with locked(entry.lock):
             self._refresh(game_id, entry)
             view = self._folded_to(entry, viewer, len(entry.corrected))
             version = len(entry.facts)
@@ -166,7 +168,7 @@ class GameViews:
         """The viewer's view at `version` exactly (a command's answer shows the game as that
         command left it, even when another command was stored right after it)."""
         entry = self._entry(game_id)
-        with entry.lock:
+        with locked(entry.lock):
             if len(entry.facts) < version:
                 self._refresh(game_id, entry)
             if version == len(entry.facts):
@@ -194,7 +196,7 @@ class GameViews:
         held every earlier fact (otherwise the next read fetches them all)."""
         recorded = outcome.recorded()
         entry = self._entry(game_id)
-        with entry.lock:
+        with locked(entry.lock):
             if recorded and len(entry.facts) == recorded[0].version - 1:
                 entry.add(recorded, partial(self.app.corrected, game_id))
 
@@ -202,7 +204,7 @@ class GameViews:
         """The game to step through, folded once per version (NotFound for an unknown game): as
         corrected, or `as_recorded` (the same, for a game never corrected)."""
         entry = self._entry(game_id)
-        with entry.lock:
+        with locked(entry.lock):
             self._refresh(game_id, entry)
             recorded = as_recorded and entry.was_corrected
             replay = entry.replays.get(recorded)
@@ -242,8 +244,10 @@ class Services:
         inline_projections: bool,
         in_flight_limit: timedelta = IN_FLIGHT_LIMIT,
         answers_kept: timedelta = ANSWERS_KEPT,
+        database_deadline: float = DATABASE_DEADLINE_SECONDS,
     ) -> None:
         self.database_url = database_url
+        self.database_deadline = database_deadline
         self.app = Bohnanza.from_url(database_url)
         self.engine = projection_engine(database_url)
         try:
@@ -269,7 +273,9 @@ class Services:
         """The streams of games followed live (api/live.py)."""
         self.inline_projections = inline_projections
         self._catching_up = threading.Lock()
-        self.background = CatchUpInBackground(self.catch_up) if inline_projections else None
+        self.background = (
+            CatchUpInBackground(self._catch_up_in_background) if inline_projections else None
+        )
 
     def after_write(self) -> None:
         """Something was stored: if this process keeps the read models (the SQLite default),
@@ -282,11 +288,17 @@ class Services:
         logged, not raised: the events stay stored and a later catch up processes them."""
         if not self.inline_projections:
             return
-        with self._catching_up:  # the background thread and readers take turns
+        with locked(self._catching_up):  # the background thread and readers take turns
             try:
                 self.projector.catch_up()
             except Exception:
                 log.exception("the projections could not catch up")
+
+    def _catch_up_in_background(self) -> None:
+        """A catch up after writes, under a request's deadline: in an outage it gives the
+        readers waiting for it their turn (and their 503) as soon as a request would."""
+        with deadline(self.database_deadline):
+            self.catch_up()
 
     def before_read(self) -> None:
         """Catch the read models up before reading them, if this process keeps them: writes

@@ -14,6 +14,7 @@ from .security import ANSWERS_KEPT, IN_FLIGHT_LIMIT
 
 TRUE = {"1", "true", "yes", "y", "on"}
 READ_TIMEOUT_SECONDS = 15.0
+DATABASE_DEADLINE_SECONDS = 5.0
 HOUR = 3600.0
 DAY = 86400.0
 TEN_YEARS_IN_HOURS = 87600.0
@@ -35,6 +36,11 @@ class Settings:
     read_timeout_seconds: float = READ_TIMEOUT_SECONDS
     """`BOHNANZA_READ_TIMEOUT_SECONDS`: how long the server waits for the next byte of a request
     it has begun to read (its headers or its body) before it gives up on it (api/worker.py)."""
+    database_deadline_seconds: float = DATABASE_DEADLINE_SECONDS
+    """`BOHNANZA_DATABASE_DEADLINE_SECONDS`: how long a request may wait for the database in
+    all (for connections, across retries) before it gets a 503; past it, a request still takes
+    a connection that is ready, so a busy but healthy database is not cut off
+    (domain/deadline.py)."""
     idempotency_in_flight_seconds: float = IN_FLIGHT_LIMIT.total_seconds()
     """`BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS`: how long a command's first request with an
     Idempotency-Key counts as running; a retry within it gets 409, a retry after it runs the
@@ -57,6 +63,12 @@ class Settings:
             auditor_token=environ.get("BOHNANZA_AUDITOR_TOKEN") or None,
             read_timeout_seconds=_positive(
                 environ, "BOHNANZA_READ_TIMEOUT_SECONDS", READ_TIMEOUT_SECONDS, at_most=HOUR
+            ),
+            database_deadline_seconds=_positive(
+                environ,
+                "BOHNANZA_DATABASE_DEADLINE_SECONDS",
+                DATABASE_DEADLINE_SECONDS,
+                at_most=HOUR,
             ),
             idempotency_in_flight_seconds=_positive(
                 environ,

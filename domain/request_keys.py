@@ -28,6 +28,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
 from eventsourcing.utils import get_topic
 from psycopg.sql import SQL, Identifier
 
+from .deadline import bounded_connections, within_deadline
 from .network import RECONNECT_SECONDS, network_limits
 
 REQUEST_KEYS_TABLE = "bohnanza_request_keys"
@@ -115,6 +116,10 @@ class PostgresRecorder(PostgresApplicationRecorder):
         assert isinstance(pool_kwargs, dict), "the library gives its pool a dict of kwargs"
         pool_kwargs.update(network_limits(int(datastore.pool.timeout)))
         datastore.pool.reconnect_timeout = RECONNECT_SECONDS
+        # Every call of the library reaches a connection through the pool's getconn: bounded
+        # there, a request's deadline holds across the library's retries (domain/deadline.py).
+        datastore.pool.getconn = within_deadline(datastore.pool)  # type: ignore[method-assign,assignment]
+        datastore.pool.connection_class = bounded_connections(datastore.pool.connection_class)
         super().__init__(datastore, events_table_name=events_table_name)
         self.request_keys_table_name = f"{events_table_name}_request_keys"
         self.check_identifier_length(self.request_keys_table_name)

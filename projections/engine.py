@@ -11,11 +11,14 @@ event store; read models live in their own tables in that same database:
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import psycopg
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.pool import QueuePool
 
+from domain.deadline import bounded_connections, bounded_wait
 from domain.network import network_limits
 from domain.request_keys import MEMORY_FACTORY
 from domain.storage import persistence_env
@@ -57,6 +60,10 @@ def projection_engine(database_url: str) -> Engine:
         ),
         pool_size=2,
         max_overflow=4,
+        # A request waits for a connection another holds no longer than for a new one (the
+        # default 30 s held the health check for 25 s in an outage); within a request's
+        # deadline, less (domain/deadline.py).
+        pool_timeout=float(env["POSTGRES_CONNECT_TIMEOUT"]),
         pool_pre_ping=True,
         # As for SQLite (below): a commit lost in a server crash takes its tracking position with
         # it, so its events are simply read again; no need to wait for each WAL flush. The
@@ -67,8 +74,23 @@ def projection_engine(database_url: str) -> Engine:
             **network_limits(int(env["POSTGRES_CONNECT_TIMEOUT"])),
         },
     )
+    _connect_within_deadline(engine)
     schema = env["POSTGRES_SCHEMA"]
     return engine.execution_options(schema_translate_map={None: schema})
+
+
+_CONNECTION = bounded_connections(psycopg.Connection)
+
+
+def _connect_within_deadline(engine: Engine) -> None:
+    """A new connection waits no longer than the request's deadline leaves (at least the one
+    second libpq counts in), and its queries end with the deadline as the event store's do
+    (domain/deadline.py)."""
+
+    @event.listens_for(engine, "do_connect")
+    def _connect(dialect: Any, record: Any, args: Any, params: dict[str, Any]) -> Any:
+        params["connect_timeout"] = max(1, math.ceil(bounded_wait(params["connect_timeout"])))
+        return _CONNECTION.connect(*args, **params)
 
 
 def durable_commit(connection: Connection) -> None:
