@@ -8,6 +8,7 @@ request bodies or tokens) and answered with a plain 500.
 from __future__ import annotations
 
 import logging
+import zlib
 from typing import Any
 
 from eventsourcing.persistence import ConnectionUnavailableError, InterfaceError, OperationalError
@@ -18,6 +19,7 @@ from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntity
 from werkzeug.exceptions import NotFound as NoSuchPath
 
 from domain.deadline import DeadlinePassed
+from domain.limits import RECORD_BYTES, LimitReached
 from domain.rules.errors import (
     BohnanzaError,
     Conflict,
@@ -164,6 +166,8 @@ def _bohnanza_error(error: BohnanzaError) -> Response:
             return envelope(409, "already_imported", str(error), game_id=str(error.game_id))
         case Conflict():
             return envelope(409, "conflict", str(error), current_version=error.current_version)
+        case LimitReached():
+            return envelope(409, "limit_reached", str(error))
         case IllegalRecord():
             failure = error.failure.to_dict()
             return envelope(
@@ -258,7 +262,9 @@ def refuse_bodies_the_api_cannot_read() -> None:
     - 415 unless the body is JSON. Without this, a body sent as text or as a form would go
       unread, and the client would get a 422 for fields it did send.
     - 501 for a transfer coding other than chunked, 415 for a compressed body: neither is
-      decoded, so the app would read bytes that are not the JSON sent.
+      decoded, so the app would read bytes that are not the JSON sent. The routes that take
+      records (`takes_records`) take bodies up to RECORD_BYTES, and gzipped ones too, gunzipped
+      here within the same limit.
     - The body is read whole now (`_whole_body`): 400 if it breaks off or is shorter than its
       Content-Length (nothing is stored from half a body), 408 if it stops arriving.
     - 413 for a body sent without a Content-Length (chunked) that reaches the size limit, as
@@ -289,13 +295,17 @@ def refuse_bodies_the_api_cannot_read() -> None:
             f"Transfer-Encoding {transfer[:40]!r} is not supported: send the body as it is, "
             "with a Content-Length or chunked.",
         )
+    view = current_app.view_functions.get(request.endpoint or "")
+    large = getattr(view, "takes_records", False)
+    if large:
+        request.max_content_length = RECORD_BYTES
     coding = request.headers.get("Content-Encoding", "identity").strip().lower()
-    if coding != "identity":
+    if coding != "identity" and not (large and coding == "gzip"):
         raise ApiError(
             415,
             "unsupported_media_type",
-            f"The request body must be sent uncompressed (Content-Encoding {coding[:40]!r} was "
-            "sent).",
+            f"The request body must be sent uncompressed{' or gzipped' if large else ''} "
+            f"(Content-Encoding {coding[:40]!r} was sent).",
         )
     limit = request.max_content_length
     if streamed and limit is not None:
@@ -305,6 +315,37 @@ def refuse_bodies_the_api_cannot_read() -> None:
         raise _unreadable_body(None)
     if streamed and limit is not None and len(body) >= limit:
         raise RequestEntityTooLarge()
+    if coding == "gzip":
+        request._cached_data = gunzipped(body, RECORD_BYTES)  # what the view reads
+
+
+def takes_records(view: Any) -> Any:
+    """Decorator, under `@blp.route`: the view takes a record's body, larger than other
+    bodies (up to RECORD_BYTES, as sent and once gunzipped) and gzipped if its sender likes."""
+    view.takes_records = True
+    return view
+
+
+def gunzipped(body: bytes, limit: int) -> bytes:
+    """A gzipped body (one member or several, RFC 1952) as it was before: 413 once it would
+    be more than `limit` bytes (read no further, however much it would expand to), 400 if it
+    is not gzip or breaks off."""
+    out = bytearray()
+    rest = body
+    try:
+        while rest:
+            member = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+            out += member.decompress(rest, limit + 1 - len(out))
+            if len(out) > limit or member.unconsumed_tail:
+                raise RequestEntityTooLarge()
+            if not member.eof:
+                raise ApiError(400, "bad_request", "The gzipped request body breaks off.")
+            rest = member.unused_data
+    except zlib.error as error:
+        raise ApiError(
+            400, "bad_request", f"The request body is not valid gzip: {error}."
+        ) from None
+    return bytes(out)
 
 
 def _whole_body() -> bytes:

@@ -21,7 +21,7 @@ from replays.verify import verify
 
 from . import schemas
 from .blueprint import Blueprint
-from .errors import documented
+from .errors import documented, takes_records
 from .games import (
     AUDITOR_OR_NONE,
     TOKEN_AUDITOR_OR_NONE,
@@ -77,9 +77,10 @@ def export_record(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 
 
 @blp.route("/records", methods=["POST"])
+@takes_records
 @blp.arguments(schemas.RecordDocumentSchema)
 @blp.response(201, schemas.ImportedSchema, headers=schemas.CREATED_RESPONSE_HEADERS)
-@blp.doc(**game_links(201), parameters=schemas.CREATION_HEADERS)
+@blp.doc(**game_links(201), parameters=schemas.CREATION_HEADERS + schemas.RECORD_BODY_HEADERS)
 @documented(blp, 400, 408, 409, 410, 413, 415, 422)
 def import_record(document: dict[str, Any]) -> Response:
     """Import a record as a new game.
@@ -92,7 +93,8 @@ def import_record(document: dict[str, Any]) -> Response:
     (whatever its notes or layout) is a 409 `already_imported` whose `game_id` is the game it
     became (a retry with the `Idempotency-Key` of the import that stored it gets that import's
     answer). A record that stops before the end is a new game each time (its hidden cards must
-    not decide its id)."""
+    not decide its id). The body may be gzipped (`Content-Encoding: gzip`) and is taken up to
+    16 MiB, as sent and once gunzipped: every record the service exports fits."""
     service = services()
     prepared = games.prepare_import(document)
 
@@ -135,8 +137,10 @@ def record_schema() -> Response:
 
 
 @blp.route("/records/verification", methods=["POST"])
+@takes_records
 @blp.arguments(schemas.RecordVerificationSchema)
 @blp.response(200, schemas.ReportSchema)
+@blp.doc(parameters=schemas.RECORD_BODY_HEADERS)
 @documented(blp, 400, 408, 413, 415, 422)
 def verify_record(body: dict[str, Any]) -> dict[str, Any]:
     """Check an uploaded record, under its own ruleset or another.

@@ -8,6 +8,7 @@ from typing import Any
 
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
+from domain.limits import RECORD_BYTES
 from domain.rules import names
 from domain.rules.beans import BEANS
 from domain.rules.commands import ACTIONS, COMMAND_TYPES
@@ -329,6 +330,20 @@ COMMAND_HEADERS = [
     },
 ]
 """Request headers of a command (read by the view itself, documented here)."""
+
+RECORD_BODY_HEADERS = [
+    {
+        "in": "header",
+        "name": "Content-Encoding",
+        "required": False,
+        "description": "`gzip` to send the record gzipped (records compress about tenfold). "
+        f"The body may be up to {RECORD_BYTES:,} bytes as sent, and as many once gunzipped "
+        "(413 beyond either: a body is not gunzipped past the limit); a game within the "
+        "service's limits (docs/http-api.md) has a record well under it.",
+        "schema": {"type": "string", "enum": ["gzip", "identity"]},
+    }
+]
+"""The headers of the routes that take a record (`takes_records` in api/errors.py)."""
 
 CREATION_HEADERS = [
     {

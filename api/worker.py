@@ -105,9 +105,8 @@ class KeepAliveThreadWorker(ThreadWorker):
         if not getattr(conn, "reads_limited", False):
             limit_waits_for_bytes(conn.sock, self._read_timeout)
             conn.reads_limited = True
-            if not self.cfg.is_ssl and opens_with_tls(conn.sock):
-                self.handle_error(None, conn.sock, conn.client, InvalidRequestLine(TLS_ON_HTTP))
-                return False  # closed: a TLS client reads nothing more from this port
+            if not self.cfg.is_ssl:
+                conn.init = refusing_tls(conn.init, conn.sock)
         self._serving.conn = conn
         try:
             keep_alive = super().handle(conn)
@@ -201,6 +200,18 @@ class _Released:
 TLS_ON_HTTP = "a TLS handshake (https://); this port speaks plain HTTP (http://)"
 TLS_HANDSHAKE = 0x16
 """The first byte of a TLS record carrying a handshake (RFC 8446 §5.1): a ClientHello."""
+
+
+def refusing_tls(init: Callable[[], None], sock: socket.socket) -> Callable[[], None]:
+    """gthread's first step on a new connection, once its first bytes are there: a TLS
+    handshake is refused then (gthread answers the error raised, a 400, and closes)."""
+
+    def init_unless_tls() -> None:
+        if opens_with_tls(sock):
+            raise InvalidRequestLine(TLS_ON_HTTP)
+        init()
+
+    return init_unless_tls
 
 
 def opens_with_tls(sock: socket.socket) -> bool:

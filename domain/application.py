@@ -30,7 +30,7 @@ from eventsourcing.persistence import (
 )
 from eventsourcing.utils import Environment
 
-from . import seat_names
+from . import limits, seat_names
 from .aggregate import STORED_TYPES, Game, StoredFact
 from .request_keys import AppliedRequest
 from .rules import events as ev
@@ -274,6 +274,7 @@ class Bohnanza(Application[UUID]):
             self._refuse_if_applied(game_id, request_key)
             try:
                 game, facts, corrected = self._decided(game_id, command, expected_version)
+                limits.check_command(game.version - len(facts), command, facts)
             except BohnanzaError:
                 # Decided on the game as loaded, which may hold this very command: an earlier
                 # attempt may have stored it after the check above (the cache fast-forwards to

@@ -32,6 +32,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from eventsourcing.domain import Aggregate, event
 from eventsourcing.persistence import IntegrityError
 
+from domain import limits
 from domain.application import Bohnanza
 from domain.rules import events as ev
 from domain.rules.errors import Forbidden, InvalidInput, NotFound
@@ -320,7 +321,10 @@ def _added(
     visibility: str,
     seat: int | None,
 ) -> int:
-    """Add a checked note to `notes`; its number."""
+    """Add a checked note to `notes`; its number. LimitReached if the game's notes are at a
+    limit of the service (domain/limits.py)."""
+    live = [note for note in notes.notes.values() if not note["deleted"]]
+    limits.check_notes(len(live) + 1, sum(len(note["text"]) for note in live) + len(text))
     number = new_note_id(notes)
     notes.add(number, step, author.to_dict(), text, glyph, visibility, seat)
     return number
@@ -387,6 +391,8 @@ def edit_note(
             current["seat"] if seat is KEEP else seat,
         )
         _check(facts, current["step"], *new)
+        others = [n for n in notes.notes.values() if not n["deleted"] and n is not current]
+        limits.check_notes(len(others) + 1, sum(len(n["text"]) for n in others) + len(new[0]))
         notes.edit(note, *new)
         return notes
 

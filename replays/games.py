@@ -25,7 +25,7 @@ from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
-from domain import seat_names
+from domain import limits, seat_names
 from domain.application import Bohnanza, Outcome
 from domain.rules import events as ev
 from domain.rules.audit import Problem
@@ -145,9 +145,22 @@ def prepare_import(document: Mapping[str, Any] | Record) -> Import:
     alike = seat_names.clash(record.seats)
     if alike is not None:
         raise RecordError(alike.message, f"$.header.seats[{alike.second}]")
+    _within_limits(len(record.commands))  # before the commands are decided
     facts = import_facts(record)
+    _within_limits(len(facts))
     notes = [_imported_note(facts, number, note) for number, note in enumerate(record.annotations)]
+    try:
+        limits.check_notes(len(notes), sum(len(note["text"]) for note in notes))
+    except limits.LimitReached as error:
+        raise RecordError(str(error), "$.annotations") from None
     return Import(record, facts, notes, imported_game_id(facts))
+
+
+def _within_limits(facts: int) -> None:
+    try:
+        limits.check_record(facts)
+    except limits.LimitReached as error:
+        raise RecordError(str(error), "$.commands") from None
 
 
 def store_import(
