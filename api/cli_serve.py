@@ -67,7 +67,7 @@ def check_address(host: str, port: int) -> None:
 def serve(
     ctx: click.Context, host: str, port: int, threads: int, no_demo: bool, database_url: str | None
 ) -> None:
-    """Run the API and web pages on this machine (production: gunicorn, see the README)."""
+    """Run the API and web pages on this machine (production: gunicorn, see docs/reference/operations.md)."""
     settings: Settings = ctx.obj
     if database_url:
         settings = dataclasses.replace(settings, database_url=database_url)
@@ -76,7 +76,8 @@ def serve(
     base = f"http://{host}:{port}"
     services = app.extensions["bohnanza"].get()
     click.echo(f"Store: {settings.database_url}")
-    if not services.app.games() and not no_demo:
+    stored = services.app.position()  # the store's last position: an index, not a scan
+    if not stored and not no_demo:
         demo = create_demo(app)
         new = demo["new"]
         click.echo("Created two demo games on this empty store:")
@@ -103,7 +104,7 @@ def serve(
             f"{base}/api/games/{new['game_id']}/view"
         )
     else:
-        click.echo(f"{len(services.app.games())} games stored.")
+        click.echo(f"The store holds {stored:,} events.")
     click.echo(f"Games: {base}/   Record a tabletop game: {base}/record")
     click.echo(f"API docs: {base}/docs   OpenAPI: {base}/openapi.json   (Ctrl-C stops)")
     # The worker gunicorn forks builds its own services (connections, threads) on first use.

@@ -134,3 +134,44 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=10)
+
+
+BOHNANZA = Path(sys.executable).with_name("bohnanza")
+READY = "API docs:"
+"""The last line `serve` prints before gunicorn starts."""
+
+
+@contextmanager
+def serving(database_url: str, *options: str) -> Iterator[tuple[str, str]]:
+    """`bohnanza serve` on a free port until the block ends (stopped with Ctrl-C's signal): its
+    base URL once it answers, and what it printed before gunicorn's own log."""
+    port = free_port()
+    process = subprocess.Popen(
+        [BOHNANZA, "serve", "--port", str(port), "--database-url", database_url, *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        start_new_session=True,
+    )
+    assert process.stdout is not None
+    try:
+        printed = ""
+        while READY not in printed:
+            line = process.stdout.readline()
+            assert line, f"serve stopped before serving:\n{printed}"
+            printed += line
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + STARTUP_SECONDS
+        while True:
+            try:
+                httpx.get(f"{base}/api/health", timeout=5.0).raise_for_status()
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, f"serve did not answer:\n{printed}"
+                time.sleep(0.1)
+        yield base, printed
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        rest, _ = process.communicate(timeout=30)
+    assert process.returncode == 0, rest
