@@ -21,7 +21,7 @@ from domain.rules import events as ev
 from domain.rules.commands import Correct, Deal, NoteHand, Undo, parse_command
 from domain.rules.errors import BohnanzaError, Conflict
 from domain.rules.legal import Legal
-from domain.rules.state import KNOWN_HANDS, TABLETOP, GameState
+from domain.rules.state import KNOWN_HANDS, TABLETOP, UNKNOWN_HANDS, GameState
 from projections import queries
 from projections.views import (
     AUDITOR_VIEWER,
@@ -168,10 +168,17 @@ def viewer_for(
 
 
 def _seat_for_host(game_id: UUID, seat: int) -> Viewer:
-    """A seat's view, for the host of a tabletop game (who sees every hand there anyway)."""
+    """A seat's view, for the host of a tabletop game with known hands (who entered every hand
+    there). With unknown hands a seat's view holds what that seat noted of its own hand, which
+    is its alone; the host's own view has every card the table has seen."""
     started = services().views.started(game_id)
     if started.mode != TABLETOP:
         raise forbidden(f"in a digital game only seat {seat}'s own token may see its hand")
+    if started.hands == UNKNOWN_HANDS:
+        raise forbidden(
+            f"with unknown hands only seat {seat}'s own token may see its view: it holds what "
+            "that seat noted of its hand; the host's own view shows every card the table has seen"
+        )
     if seat >= len(started.seats):
         raise query_error("seat", f"The game's seats are 0 to {len(started.seats) - 1}.")
     return Viewer.of_seat(seat)

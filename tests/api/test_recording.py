@@ -1,5 +1,5 @@
 """Recording a real table over the API: hands the recorder never sees, corrections as facts, and
-card entry no seat can probe (README, "Recording a table")."""
+card entry no seat can probe (docs/reference/modes.md, "Recording a real table")."""
 
 from __future__ import annotations
 
@@ -99,6 +99,17 @@ def test_a_seat_notes_its_own_hand_and_only_it_sees_the_note(
         assert view(client, unknown, headers)["seats"][1]["hand"] is None
     items = client.get(f"{unknown.url}/events?after=2", headers=unknown.seat(0)).get_json()
     assert items["items"][0]["event"] == {"seat": 1, "cards": ["?"] * 5}
+
+
+def test_the_host_cannot_read_a_seat_s_note_through_that_seat_s_view(
+    client: FlaskClient, unknown: CreatedGame
+) -> None:
+    command(client, unknown, unknown.seat(1), type="note-hand", cards=["red"] + ["?"] * 4)
+
+    as_seat = client.get(f"{unknown.url}/view?seat=1", headers=unknown.host())
+
+    body = assert_envelope(as_seat, 403, "forbidden")
+    assert "noted" in body["message"]
 
 
 def test_a_whole_game_with_unknown_hands_is_recorded_and_ends_as_played(
