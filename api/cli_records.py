@@ -17,7 +17,7 @@ import click
 from domain.application import Bohnanza, Outcome
 from domain.rules import events as ev
 from domain.rules.errors import BohnanzaError
-from domain.rules.rulesets import PRESETS, Ruleset
+from domain.rules.rulesets import PRESETS
 from projections.runner import Projector
 from replays.games import (
     AlreadyImported,
@@ -36,7 +36,7 @@ from replays.record import (
     result_to_dict,
     standing_text,
 )
-from replays.verify import Report, verify
+from replays.verify import Report, what_if
 
 from .cli_support import find_game, open_store, parse_options
 
@@ -266,7 +266,6 @@ def verify_command(
     after another under a progress bar, each report headed by its game or file. Exit status 1
     when one is illegal."""
     changed = parse_options(options)
-    what_if = ruleset is not None or bool(changed)
     with ExitStack() as stack:
         store: list[Bohnanza] = []
 
@@ -277,9 +276,8 @@ def verify_command(
                 if not store:
                     store.append(stack.enter_context(open_store(ctx)))
                 subject = store[0].facts(_game(store[0], target))
-            chosen = {**_own_options(subject), **changed} if what_if else None
             try:
-                return verify(subject, ruleset, chosen)
+                return what_if(subject, ruleset, changed)
             except BohnanzaError as error:
                 named = f"{target}: " if len(targets) > 1 else ""
                 raise click.ClickException(f"{named}{error}") from None
@@ -297,15 +295,6 @@ def verify_command(
         click.echo("\n\n".join(f"{t}:\n{r.text()}" for t, r in zip(targets, reports, strict=True)))
     if not all(report.legal for report in reports):
         raise SystemExit(1)
-
-
-def _own_options(subject: Record | list[ev.Event]) -> dict[str, Any]:
-    """The options a record or a stored game was played with."""
-    if isinstance(subject, Record):
-        return dict(subject.ruleset.options)
-    started = subject[0]
-    assert isinstance(started, ev.GameStarted)
-    return dict(Ruleset.from_dict(started.ruleset).options)
 
 
 def _print_report(report: Report, as_json: bool) -> None:

@@ -17,7 +17,7 @@ from domain.rules.errors import Forbidden
 from replays import annotations, games
 from replays.record import parse_record
 from replays.record import schema as published_schema
-from replays.verify import verify
+from replays.verify import what_if
 
 from . import schemas
 from .blueprint import Blueprint
@@ -40,7 +40,7 @@ blp = Blueprint(
     "records",
     __name__,
     url_prefix="/api",
-    description="The portable game record (bohnanza-record/1): export, import, verify, audit.",
+    description="The portable game record (bohnanza-record/1 and /2): export, import, verify, audit.",
 )
 
 
@@ -145,11 +145,12 @@ def record_schema() -> Response:
 def verify_record(body: dict[str, Any]) -> dict[str, Any]:
     """Check an uploaded record, under its own ruleset or another.
 
-    Under its own ruleset, or under `ruleset` with `options`: the verdict, the first illegal step
-    (position, command, RULES section and sentence, the table before it) or, when legal, the
-    scores and winners it gives beside the recorded ones."""
+    Under its own ruleset, or under `ruleset` and with `options` changed from its own (its
+    other options stay): the verdict, the first illegal step (position, command, RULES section
+    and sentence, the table before it) or, when legal, the scores and winners it gives beside
+    the recorded ones."""
     record = parse_record(body["record"])
-    return verify(record, body.get("ruleset"), body.get("options")).to_dict()
+    return what_if(record, body.get("ruleset"), body.get("options")).to_dict()
 
 
 @blp.route("/games/<uuid:game_id>/verification", methods=["POST"])
@@ -158,7 +159,8 @@ def verify_record(body: dict[str, Any]) -> dict[str, Any]:
 @documented(blp, 400, 401, 403, 404, 408, 413, 415, 422)
 @blp.doc(security=AUDITOR_OR_NONE)
 def verify_game(body: dict[str, Any], game_id: UUID) -> dict[str, Any]:
-    """Check a stored game under its own ruleset, or under `ruleset` with `options`."""
+    """Check a stored game under its own ruleset, or under `ruleset` and with `options` changed
+    from its own (its other options stay: a what-if)."""
     _open_record(game_id)
     return games.verify_game(
         services().app, game_id, body.get("ruleset"), body.get("options")

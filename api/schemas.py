@@ -161,7 +161,7 @@ class GameCreateSchema(Schema):
             "description": "Tabletop games: `known` (the host enters every card dealt and "
             "drawn) or `unknown` (the recorder does not see the hands: the deal and the draws "
             "into a hand are counted, and a card is named when the table shows it — planted, "
-            "traded, discarded, or shown at the end). See the README on who may name cards"
+            "traded, discarded, or shown at the end). See docs/reference/modes.md on who may name cards"
         },
     )
 
@@ -1242,7 +1242,12 @@ class VerificationSchema(Schema):
         validate=validate.OneOf(list(PRESETS)),
         metadata={"description": "Default: the record's own ruleset"},
     )
-    options = RulesetOptions(metadata={"description": "Ruleset options"})
+    options = RulesetOptions(
+        metadata={
+            "description": "Options changed from the game's own (its other options stay); "
+            "default: none changed"
+        }
+    )
 
 
 class RecordVerificationSchema(VerificationSchema):

@@ -34,7 +34,7 @@ from domain.rules.errors import Conflict, Forbidden, InvalidInput
 
 from .annotations import GUEST, Author, all_notes, check_note, opened_with
 from .record import Record, RecordError, export_record, import_facts, parse_record
-from .verify import Report, audit_game, verify
+from .verify import Report, audit_game, what_if
 
 
 class AlreadyImported(Conflict):
@@ -212,8 +212,9 @@ def verify_game(
     preset: str | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> Report:
-    """A stored game re-decided under its own ruleset, or under `preset` with `options`."""
-    return verify(app.facts(game_id), preset, options)
+    """A stored game re-decided under its own ruleset, or under `preset` (default: its own)
+    with `options` changed from its own (`what_if`)."""
+    return what_if(app.facts(game_id), preset, options)
 
 
 def audit_stored_game(app: Bohnanza, game_id: UUID) -> list[Problem]:

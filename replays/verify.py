@@ -154,6 +154,21 @@ def _ruleset_text(ruleset: Ruleset, own: bool) -> str:
     return f"{whose}{_ruleset_label(ruleset)} ({ruleset.players} players)"
 
 
+def what_if(
+    subject: Record | Sequence[ev.Event],
+    preset: str | None = None,
+    changed: Mapping[str, Any] | None = None,
+) -> Report:
+    """`verify` asking what if the game had been played under `preset` (default: its own) with
+    the options `changed` changed and its other options as they were: a duel played with
+    `duel_start_fields=3` and asked about `tie_break=shared` keeps its third field. With neither,
+    the game under its own ruleset."""
+    if preset is None and not changed:
+        return verify(subject, None, None)
+    record = subject if isinstance(subject, Record) else record_from_facts(subject)
+    return verify(record, preset, {**record.ruleset.options, **(changed or {})})
+
+
 def verify(
     subject: Record | Sequence[ev.Event],
     preset: str | None = None,

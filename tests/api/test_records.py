@@ -296,3 +296,16 @@ def test_a_game_of_rules_of_its_own_under_a_preset_s_name_verifies_under_them_wi
         "the record's ruleset differs from today's rio-grande preset in: meters; the record's "
         "is used, an import refuses it"
     ]
+
+
+def test_a_what_if_changes_the_options_it_names_and_keeps_the_game_s_others(web, client):
+    game = create_game(client, seats=["Ana", "Ben"], seed=5, options={"duel_start_fields": 3})
+    app = web.extensions["bohnanza"].get().app
+    play_stored(app, UUID(game.id), Table([BOTS["greedy"]() for _ in range(2)], random.Random(5)))
+
+    asked = client.post(f"{game.url}/verification", json={"options": {"tie_break": ["shared"]}})
+
+    report = asked.get_json()
+    assert asked.status_code == 200, report
+    assert report["verdict"] == "legal"
+    assert report["ruleset"]["options"] == {"duel_start_fields": 3, "tie_break": ["shared"]}
