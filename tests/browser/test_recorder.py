@@ -153,6 +153,36 @@ def test_a_game_with_unknown_hands_is_recorded_corrected_and_its_winner_changed(
     screenshot(page, "recorder-winner-corrected-390x844", full_page=False)
 
 
+def test_which_card_a_seat_gave_in_a_trade_is_corrected_from_the_list(
+    pages: Pages, site: Site
+) -> None:
+    recorder = create(pages, site, names="Ana, Ben, Cleo")
+    entries = [
+        {"type": "plant", "seat": 0, "field": 0, "bean": "chili"},
+        {"type": "reveal", "seat": 0, "cards": ["red", "green"]},
+        # Ben gives Ana a card from his hand, entered as a Blue...
+        {"type": "offer", "seat": 1, "to": 0, "hand": [0], "hand_beans": ["blue"], "wants": []},
+        {"type": "accept", "seat": 0, "offer": 1},
+    ]
+    for body in entries:
+        answer = site.client.post(
+            f"/api/games/{recorder.game_id}/commands", json=body, headers=recorder.headers
+        )
+        assert answer.status_code == 200, answer.get_json()
+    recorder.page.reload()
+    recorder.page.wait_for_selector("#entry-status")
+    assert recorder.view()["seats"][0]["trade_area"] == ["blue"]
+
+    # ...but the table saw a Soy change hands.
+    recorder.tap("[data-key='correct-2']")
+    recorder.tap("#correct-given-0 button[data-bean='soy']")
+    screenshot(recorder.page, "recorder-correct-a-trade-390x844", full_page=False)
+    recorder.entered("#apply-correction")
+
+    assert recorder.view()["seats"][0]["trade_area"] == ["soy"]
+    assert recorder.page.locator("#log li.corrected").count() == 1
+
+
 def test_an_ordinary_turn_takes_at_most_ten_taps(pages: Pages, site: Site) -> None:
     """Plant, reveal, one trade, end trading, plant the traded cards, draw."""
     recorder = create(pages, site, names="Ana, Ben, Cleo")

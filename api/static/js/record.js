@@ -1163,6 +1163,16 @@ function correctionPanel() {
       fieldChips(command),
       h("button", { type: "button", class: "primary", id: "apply-correction", onclick: () => apply([{ entry: entry.entry, action: "replace", command }]) }, "Replace the harvest"),
     );
+  } else if ((command.type === "accept" || command.type === "offer") && command.hand?.length && unknownHands()) {
+    // Which cards a seat gave from its hand: the beans the table saw change hands.
+    fix.beans ??= command.hand.map((_, i) => command.hand_beans?.[i] ?? null);
+    parts.push(
+      h("p", { class: "hint" }, `The ${plural(command.hand.length, "card")} ${view().seats[command.seat].name} gave from the hand, as they really were:`),
+      command.hand.map((position, i) =>
+        beanGrid((bean) => ((fix.beans[i] = bean), render()), { pressed: fix.beans[i], id: `correct-given-${i}`, label: `The bean of hand card ${position + 1}` }),
+      ),
+      h("button", { type: "button", class: "primary", id: "apply-correction", disabled: fix.beans.some((bean) => !bean), onclick: () => apply([{ entry: entry.entry, action: "replace", command: { ...command, hand_beans: fix.beans } }]) }, "Replace the cards given"),
+    );
   } else if (command.type === "deal") {
     parts.push(h("p", { class: "hint" }, "To correct the deal, take back every entry after it with Undo, or delete this game and start again."));
   }
