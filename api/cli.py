@@ -48,7 +48,7 @@ COMMANDS = {
     "serve": Entry(
         "api.cli_serve",
         "serve",
-        "Run the API and web pages on this machine (production: gunicorn, see the README).",
+        "Run the API and web pages on this machine (production: gunicorn, see docs/reference/operations.md).",
     ),
     "replay": Entry(
         "api.cli_replay",

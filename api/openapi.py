@@ -2,7 +2,7 @@
 operation (the name generated clients give its method), the links that lead from a response
 naming a new game to the operations on that game, and what the schemas check in code but
 JSON Schema can say too: each command type's fields, each ruleset option's values, and the
-characters names and other text may hold (as patterns). The README lists what it cannot say."""
+characters names and other text may hold (as patterns). docs/reference/http-api.md lists what it cannot say."""
 
 from __future__ import annotations
 
@@ -244,7 +244,7 @@ class TextPatterns:
     A pattern names characters of the Basic Multilingual Plane only: without its `u` flag, which
     JSON Schema does not promise, ECMA-262 reads a character beyond U+FFFF as two halves of a
     surrogate pair. Nor does it name the code points Unicode has not assigned (as this server's
-    Python knows them: hundreds of ranges, changing with each version). The README lists both."""
+    Python knows them: hundreds of ranges, changing with each version). docs/reference/http-api.md lists both."""
 
     name: str
     """Printable characters, joiners (of emoji sequences) neither first nor last, and at least

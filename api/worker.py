@@ -236,7 +236,7 @@ def limit_waits_for_bytes(sock: socket.socket, seconds: float) -> None:
 
 
 class SecretsRedacted(logging.Filter):
-    """Tokens never reach gunicorn's logs, whatever a client sends (README, The HTTP API)."""
+    """Tokens never reach gunicorn's logs, whatever a client sends (docs/reference/http-api.md, Tokens)."""
 
     def __init__(self, secrets: Secrets) -> None:
         super().__init__()

@@ -346,7 +346,7 @@ def test_asking_for_one_note_by_number_answers_alike_for_a_hidden_and_a_missing_
 
 
 def test_a_reader_s_note_number_tells_it_nothing_of_notes_it_cannot_read(client, finished):
-    """The README promises that a note the caller may not read does not exist to it."""
+    """The docs promise (docs/reference/replays-and-records.md) that a note the caller may not read does not exist to it."""
     game, _ = finished
     for _ in range(2):
         added_note(client, game, game.seat(0), step=3, text="bluff Ben", visibility="author")

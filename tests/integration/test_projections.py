@@ -179,6 +179,26 @@ def nothing() -> None:
     """Leave the projections to someone else."""
 
 
+def now_and_then(
+    action: Callable[[], object], gaps: Sequence[int] = (1, 2, 3, 5, 8)
+) -> Callable[[], None]:
+    """`action` after 1 call, then after 2 more, 3, 5, 8, 1, 2 …: the projections catch up on
+    batches of one command and of several, of one game and of several, as a server's
+    background catch-up does."""
+    pending = deque(gaps)
+    count = 0
+
+    def maybe() -> None:
+        nonlocal count
+        count += 1
+        if count == pending[0]:
+            action()
+            count = 0
+            pending.rotate(-1)
+
+    return maybe
+
+
 def played_alone(app: Bohnanza, spec: GameSpec) -> Playing:
     """One bot game played through the application, the projections left alone."""
     games = start_games(app, [spec], nothing)
@@ -200,7 +220,7 @@ def played(module_database_url: str) -> Iterator[PlayedStore]:
     """34 bot games played through the application, interleaved (20 are left in progress).
 
     Each store runs its projections as the service does: in one process (memory, SQLite) they
-    catch up after every command; on PostgreSQL a separate projector process follows the store
+    catch up after a few commands at a time (`now_and_then`); on PostgreSQL a separate projector process follows the store
     while two threads play, as an API server's would."""
     url = module_database_url
     kind = url.partition(":")[0]
@@ -221,8 +241,10 @@ def played(module_database_url: str) -> Iterator[PlayedStore]:
                     process.kill()
                     process.communicate()
         else:
-            games = start_games(app, GAMES, projector.catch_up)
-            play_interleaved(app, games, projector.catch_up)
+            catch_up = now_and_then(projector.catch_up)
+            games = start_games(app, GAMES, catch_up)
+            play_interleaved(app, games, catch_up)
+            projector.catch_up()  # the last few commands
         yield PlayedStore(
             kind=kind,
             url=url,
