@@ -426,5 +426,7 @@ class CatchUpInBackground:
                     self._catch_up()
                 except Exception:  # the events stay stored; the next catch up processes them
                     log.exception("the read models could not catch up")
-            if stopping:
+            # `close` may have come after the wait above timed out: its wake-up is cleared
+            # by now, so it is its stop that says so (the thread had waited for ever).
+            if stopping or self._stopping.is_set():
                 return

@@ -3,7 +3,6 @@ events, scoreboard, leaderboard, health, rulesets and the OpenAPI document with 
 
 from __future__ import annotations
 
-import random
 import uuid
 from collections.abc import Iterator
 
@@ -14,10 +13,10 @@ from sqlalchemy import select
 
 from api import tables
 from api.security import TOKEN_BYTES, TOKEN_PREFIX, digest
-from domain.bots import BOTS, Table, play_stored
 from domain.rules.commands import Plant
 from domain.rules.events import EVENT_TYPES
 from replays.record import schema as record_schema
+from tests.played import finish_stored
 
 from .support import (
     SEATS,
@@ -33,9 +32,7 @@ def finish_bot_game(web: Flask, seats: list[str], seed: int) -> uuid.UUID:
     """A complete greedy-bot game stored through the application (no tokens issued)."""
     services = web.extensions["bohnanza"].get()
     started = services.app.start_game(seats, seed=seed)
-    play_stored(
-        services.app, started.game_id, Table([BOTS["greedy"]() for _ in seats], random.Random(seed))
-    )
+    finish_stored(services.app, started.game_id, seed=seed)
     services.catch_up()
     return started.game_id
 

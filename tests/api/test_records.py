@@ -13,6 +13,7 @@ from flask.testing import FlaskClient
 from domain.bots import BOTS, Table, play_stored, simulate_under
 from replays.record import export_record
 from tests.builders import house_rules
+from tests.played import finish_stored
 
 from .support import assert_envelope, create_game, documented_schema
 
@@ -20,7 +21,7 @@ from .support import assert_envelope, create_game, documented_schema
 def finished_game(web: Flask, client: FlaskClient, **body: object) -> str:
     game = create_game(client, seats=["Ana", "Ben", "Cleo", "Dan"], **body)
     app = web.extensions["bohnanza"].get().app
-    play_stored(app, UUID(game.id), Table([BOTS["greedy"]() for _ in range(4)], random.Random(3)))
+    finish_stored(app, UUID(game.id), seed=3)
     return game.id
 
 

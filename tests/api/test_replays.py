@@ -17,6 +17,7 @@ from domain.rules import events as ev
 from domain.rules.evolve import fold
 from replays import annotations
 from tests.marks import slow_beyond
+from tests.played import finish_stored
 
 from .conftest import web_app
 from .support import CreatedGame, assert_envelope, bearer, create_game, documented_schema
@@ -25,10 +26,9 @@ AUDITOR_SECRET = "the-auditor-s-secret-for-tests"
 
 
 def finish(web: Flask, game: CreatedGame) -> list[ev.Event]:
-    """Play the game to its end with greedy bots, straight through the application."""
+    """The game finished by greedy bots, stored through the application (tests/played.py)."""
     app = web.extensions["bohnanza"].get().app
-    table = Table([BOTS["greedy"]() for _ in range(3)], random.Random(7))
-    assert play_stored(app, UUID(game.id), table).is_over
+    assert finish_stored(app, UUID(game.id), seed=7).is_over
     return app.facts(UUID(game.id))
 
 

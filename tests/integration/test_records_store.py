@@ -5,7 +5,6 @@ line (`export`, `import`, `verify`, `audit`, on a local click group until `bohna
 from __future__ import annotations
 
 import json
-import random
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -19,7 +18,7 @@ from api.cli import main as bohnanza
 from api.cli_records import COMMANDS
 from api.settings import Settings
 from domain.application import SNAPSHOT_INTERVAL, Bohnanza
-from domain.bots import BOTS, Table, play_stored, simulate
+from domain.bots import simulate
 from domain.rules import events as ev
 from domain.rules.errors import Conflict
 from domain.rules.evolve import fold
@@ -35,15 +34,15 @@ from replays.games import (
     verify_game,
 )
 from replays.record import IllegalRecord, dumps, export_record
+from tests.played import finish_stored
 
 SEATS = ["Ana", "Ben", "Cleo", "Dan"]
 
 
 def play(app: Bohnanza, preset: str = "amigo-1997", seed: int = 3) -> list[ev.Event]:
-    """A complete bot game stored command by command; its facts."""
+    """A complete bot game stored through the application; its facts."""
     started = app.start_game(SEATS, preset=preset, seed=seed)
-    table = Table([BOTS["greedy"]() for _ in SEATS], random.Random(seed))
-    play_stored(app, started.game_id, table)
+    finish_stored(app, started.game_id, seed=seed)
     return app.facts(started.game_id)
 
 

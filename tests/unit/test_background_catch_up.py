@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import sys
 import threading
+import time
 
 from projections.runner import CatchUpInBackground
 
@@ -99,3 +101,26 @@ def test_a_forked_child_starts_its_own_thread() -> None:
     background.close()
 
     assert background._thread is not parents
+
+
+def test_a_close_just_as_the_wait_for_more_nudges_runs_out_stops_the_thread() -> None:
+    """Closed just as the thread's wait for more nudges ran out, the thread had missed the
+    close's wake-up and waited for ever (in the tests, many an app then took 5 s to close)."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1.0)  # this thread keeps running until it waits: past the delay
+    try:
+        background = CatchUpInBackground(Counted(), delay=0.005)
+        background.nudge()
+        time.sleep(0.05)  # the thread catches up and waits for the next nudge
+        background.nudge()
+        time.sleep(0.001)  # the thread wakes and waits out its delay...
+        spin_until = time.perf_counter() + 0.02
+        while time.perf_counter() < spin_until:  # ...which runs out while this one runs on
+            pass
+        background.close(timeout=2.0)
+    finally:
+        sys.setswitchinterval(interval)
+
+    thread = background._thread
+    assert thread is not None
+    assert not thread.is_alive()
