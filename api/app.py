@@ -64,23 +64,28 @@ class BohnanzaApi(Api):
     DEFAULT_ERROR_RESPONSE_NAME = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self._undocumented: list[tuple[Any, str, Any]] = []
-        self._documenting = threading.Lock()
+        self._undocumented: list[Callable[[], None]] = []
+        """What the document still lacks, in the order it would have been added."""
+        self._documenting = threading.RLock()
+        self._completing = threading.local()
+        """Whether this thread is completing the document (and so reads it as it stands)."""
         super().__init__(*args, **kwargs)
 
     @property
     def spec(self) -> APISpec:
-        """The OpenAPI document, its blueprints' operations documented on first use: building
-        them costs more than the rest of the app's creation (about 0.1 s, apispec copying
-        every schema), which a worker, a command line or a test that never serves the
-        document need not pay."""
-        if self._undocumented:
-            with self._documenting:
-                while self._undocumented:
-                    blueprint, name, parameters = self._undocumented.pop(0)
-                    blueprint.register_views_in_doc(
-                        self, self._app, self._spec, name=name, parameters=parameters
-                    )
+        """The OpenAPI document, completed on first use: its default responses (an error schema
+        for every HTTP status) and its blueprints' operations cost more than the rest of the
+        app's creation (about 0.1 s, apispec copying every schema), which a worker, a command
+        line or a test that never serves the document need not pay. (What completes it reads
+        `spec` too: it gets the document as it stands.)"""
+        if self._undocumented and not getattr(self._completing, "now", False):
+            with self._documenting:  # another thread asking meanwhile waits for the whole
+                self._completing.now = True
+                try:
+                    while self._undocumented:
+                        self._undocumented.pop(0)()
+                finally:
+                    self._completing.now = False
         return self._spec
 
     @spec.setter
@@ -93,8 +98,16 @@ class BohnanzaApi(Api):
         name = options.get("name", blp.name)
         self._app.extensions["flask-smorest"]["blp_name_to_api"][name] = self
         self._app.register_blueprint(blp, **options)
-        self._undocumented.append((blp, name, parameters))
+        self._undocumented.append(
+            lambda: blp.register_views_in_doc(
+                self, self._app, self._spec, name=name, parameters=parameters
+            )
+        )
         self._spec.tag({"name": name, "description": blp.description})
+
+    def _register_responses(self) -> None:
+        """flask-smorest's default responses, registered when the document is first used."""
+        self._undocumented.append(super()._register_responses)
 
     def _register_pagination_header(self) -> None:
         """No endpoint pages the flask-smorest way (the game list pages by offset): no

@@ -147,8 +147,17 @@ def _json_schema(node: Any) -> Any:
 
 
 def documented_schema(client: FlaskClient, component: str) -> jsonschema.Draft202012Validator:
-    """A validator for one of the OpenAPI document's schemas (e.g. "CommandResult")."""
-    document = client.get("/openapi.json").get_json()
-    components = _json_schema(document["components"])
-    schema = {"$ref": f"#/components/schemas/{component}", "components": components}
+    """A validator for one of the OpenAPI document's schemas (e.g. "CommandResult"), as the
+    app serves the document (the same for every app of a test run: it is asked once)."""
+    schema = {"$ref": f"#/components/schemas/{component}", "components": _components(client)}
     return jsonschema.Draft202012Validator(schema)
+
+
+_COMPONENTS: list[dict[str, Any]] = []
+
+
+def _components(client: FlaskClient) -> dict[str, Any]:
+    if not _COMPONENTS:
+        document = client.get("/openapi.json").get_json()
+        _COMPONENTS.append(_json_schema(document["components"]))
+    return _COMPONENTS[0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from api.cli_serve import create_demo
 
 from .conftest import web_app
@@ -19,6 +21,7 @@ def demo_hand() -> list[str]:
     return view.get_json()["seats"][0]["hand"]
 
 
+@pytest.mark.slow  # plays the demo game twice
 def test_the_new_demo_game_is_shuffled_afresh_on_every_store() -> None:
     hands = {tuple(demo_hand()) for _ in range(3)}
 

@@ -26,6 +26,8 @@ from replays.record import export_record
 from .conftest import web_app
 from .support import assert_envelope, bearer, create_game
 
+pytestmark = pytest.mark.slow  # the longest bot game, with 150 notes, over and over
+
 LONGEST = ("rio-grande", 7, "random", 13)
 """The longest of 90 bot games of 5-7 players: 1,273 facts."""
 NOTES = 150

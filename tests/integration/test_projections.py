@@ -1048,6 +1048,7 @@ def _lowest(projector: Projector) -> int:
     return min(status.position for status in projector.status())
 
 
+@pytest.mark.slow  # a projector process, waiting for its database
 def test_a_follower_started_before_its_database_is_reachable_waits_for_it_until_stopped(
     tmp_path: Path,
 ) -> None:
@@ -1078,6 +1079,7 @@ def test_a_follower_started_before_its_database_is_reachable_waits_for_it_until_
     assert not heartbeat.exists()  # so its health check fails: it cannot work
 
 
+@pytest.mark.slow  # a projector process, waiting for its database
 def test_a_follower_touches_its_heartbeat_once_it_reaches_the_database(tmp_path: Path) -> None:
     heartbeat = tmp_path / "projector.heartbeat"
     url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
@@ -1138,6 +1140,7 @@ def test_a_heartbeat_file_that_cannot_be_written_stops_the_follower_at_once(
     assert "cannot write the heartbeat file" in result.output
 
 
+@pytest.mark.slow  # waits out the connect timeout
 @pytest.mark.parametrize("store", ["event store", "read models"])
 def test_a_database_that_never_answers_is_given_up_after_the_urls_connect_timeout(
     store: str,

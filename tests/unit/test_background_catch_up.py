@@ -23,7 +23,7 @@ class Counted:
 
 def test_nudges_within_the_delay_are_caught_up_together() -> None:
     catch_up = Counted()
-    background = CatchUpInBackground(catch_up, delay=1.0)
+    background = CatchUpInBackground(catch_up, delay=0.2)
 
     for _ in range(5):
         background.nudge()

@@ -24,6 +24,7 @@ def test_play_prints_trades(run):
     assert " accepts: " in result.output
 
 
+@pytest.mark.slow  # two whole games
 def test_a_seeded_game_plays_the_same_twice(run):
     first = run("play", "--players", "Ana,Ben,Cleo", "--seed", "11", "--quiet")
     second = run("play", "--players", "Ana,Ben,Cleo", "--seed", "11", "--quiet")

@@ -3,18 +3,37 @@
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 from uuid import UUID
 
 import pytest
+from click.testing import CliRunner
 
+from api.cli import main
 from domain.application import Bohnanza
 from domain.rules import events as ev
 
 
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A store holding one game the bots played by the command line, and the game's id."""
+    folder = tmp_path_factory.mktemp("played")
+    url = f"sqlite:///{folder}/cli.sqlite3"
+    played = CliRunner().invoke(
+        main, ["--database-url", url, "play", "--players", "Ana,Ben,Cleo", "--seed", "5", "--quiet"]
+    )
+    assert played.exit_code == 0, played.output
+    return folder, played.output.split()[1]
+
+
 @pytest.fixture
-def game(run) -> str:
-    played = run("play", "--players", "Ana,Ben,Cleo", "--seed", "5", "--quiet")
-    return played.output.split()[1]
+def game(played: tuple[Path, str], tmp_path: Path) -> str:
+    """That game, in this test's own copy of the store (what `run` opens)."""
+    folder, game_id = played
+    for file in folder.glob("cli.sqlite3*"):
+        shutil.copy(file, tmp_path / file.name)
+    return game_id
 
 
 def test_a_note_is_added_as_a_seat_and_listed_for_viewers_who_may_read_it(run, game):
