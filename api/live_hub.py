@@ -202,9 +202,19 @@ class _Outlet:
     def send(self, message: bytes, chunk: bytes | None = None) -> None:
         if self.closed or self.finishing:
             return
-        if self.chunked:
-            message = chunk or chunked(message)
-        self.buffer += message
+        data = (chunk or chunked(message)) if self.chunked else message
+        if not self.buffer:  # the usual case: the socket takes it all, nothing is copied
+            try:
+                sent = self.sock.send(data)
+            except BlockingIOError:
+                sent = 0
+            except OSError:
+                self.hub._drop(self)
+                return
+            if sent == len(data):
+                return
+            data = data[sent:]
+        self.buffer += data
         if len(self.buffer) > BUFFER_LIMIT:
             self.hub._drop(self)  # a client that does not read; it catches up when it returns
             return
