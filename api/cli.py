@@ -58,7 +58,7 @@ COMMANDS = {
     "export": Entry(
         "api.cli_records",
         "export_command",
-        "Write a stored game as a portable bohnanza-record/1 JSON record (GAME: id or id prefix).",
+        "Write a stored game as a portable JSON record, bohnanza-record/1 or /2 (GAME: id or id prefix).",
     ),
     "import": Entry(
         "api.cli_records",

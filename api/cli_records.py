@@ -97,7 +97,7 @@ def export_command(
     tags: tuple[str, ...],
     annotations: bool,
 ) -> None:
-    """Write a stored game as a portable bohnanza-record/1 JSON record (GAME: id or id prefix)."""
+    """Write a stored game as a portable JSON record, bohnanza-record/1 or /2 (GAME: id or id prefix)."""
     with open_store(ctx) as app:
         game_id = _game(app, game)
         notes = annotations_of(app, game_id) if annotations else []

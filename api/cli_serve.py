@@ -104,7 +104,7 @@ def serve(
             f"{base}/api/games/{new['game_id']}/view"
         )
     else:
-        click.echo(f"The store holds {stored:,} events.")
+        click.echo(f"The store is not empty: its last event is at position {stored:,}.")
     click.echo(f"Games: {base}/   Record a tabletop game: {base}/record")
     click.echo(f"API docs: {base}/docs   OpenAPI: {base}/openapi.json   (Ctrl-C stops)")
     # The worker gunicorn forks builds its own services (connections, threads) on first use.

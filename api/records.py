@@ -60,7 +60,7 @@ def _open_record(game_id: UUID) -> None:
 def export_record(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """Export the game as a portable record.
 
-    A `bohnanza-record/1` document (its JSON Schema: record_schema), with the notes
+    A `bohnanza-record/1` or `/2` document (its JSON Schema: record_schema), with the notes
     the caller may read: their visibility decides, not their step, since the record shows every
     card (a public note on another seat's draw is in everyone's export)."""
     _open_record(game_id)
@@ -131,8 +131,8 @@ def import_record(document: dict[str, Any]) -> Response:
 def record_schema() -> Response:
     """The JSON Schema of the record format.
 
-    Draft 2020-12, of `bohnanza-record/1`: what export_record answers and what import_record and
-    verify_record accept."""
+    Draft 2020-12, of `bohnanza-record/1` and `/2`: what export_record answers and what
+    import_record and verify_record accept."""
     return jsonify(published_schema())  # as it is: no schema of ours applies to it
 
 

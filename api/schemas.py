@@ -339,7 +339,7 @@ RECORD_BODY_HEADERS = [
         "description": "`gzip` to send the record gzipped (records compress about tenfold). "
         f"The body may be up to {RECORD_BYTES:,} bytes as sent, and as many once gunzipped "
         "(413 beyond either: a body is not gunzipped past the limit); a game within the "
-        "service's limits (docs/http-api.md) has a record well under it.",
+        "service's limits (docs/reference/http-api.md) has a record well under it.",
         "schema": {"type": "string", "enum": ["gzip", "identity"]},
     }
 ]

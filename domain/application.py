@@ -273,6 +273,7 @@ class Bohnanza(Application[UUID]):
         for _ in range(COMMAND_RETRIES):
             self._refuse_if_applied(game_id, request_key)
             try:
+                limits.check_size(command)
                 game, facts, corrected = self._decided(game_id, command, expected_version)
                 limits.check_command(game.version - len(facts), command, facts)
             except BohnanzaError:

@@ -6,6 +6,8 @@ record for as long as it likes. But a game's record is what the service gives ou
 bounded here, far beyond any real game (the longest of a thousand 7-player bot games has 1,273
 facts; a real table's offers are fewer still):
 
+- a command is at most MAX_COMMAND_BYTES of JSON as a record writes it (its lists of cards and
+  hand positions are the table's to make long: an offer may want any beans);
 - a game holds at most MAX_FACTS facts;
 - once it holds OPTIONAL_UNTIL, no more of the facts a table may add at will (a new offer, a
   note of a hand, a correction) are stored, so that every game can still be played to its end:
@@ -20,13 +22,15 @@ With these, the largest record is under RECORD_BYTES (tests/unit/test_limits.py 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 from .rules import commands as cmd
 from .rules.errors import BohnanzaError
 
-MAX_FACTS = 20_000
-OPTIONAL_UNTIL = 15_000
+MAX_COMMAND_BYTES = 1_024
+MAX_FACTS = 10_000
+OPTIONAL_UNTIL = 5_000
 MAX_NOTES = 1_000
 MAX_NOTES_TEXT = 1_000_000
 RECORD_BYTES = 16 * 1024 * 1024
@@ -40,6 +44,22 @@ OPTIONAL_COMMANDS: tuple[type[cmd.Command], ...] = (cmd.Offer, cmd.NoteHand, cmd
 class LimitReached(BohnanzaError):
     """A game (or its notes) at one of the service's limits: the command, note or record would
     take it past."""
+
+
+def check_size(command: cmd.Command) -> None:
+    """LimitReached for a command longer than a record's line may be."""
+    size = command_bytes(command)
+    if size > MAX_COMMAND_BYTES:
+        raise LimitReached(
+            f"a command is at most {MAX_COMMAND_BYTES:,} bytes of JSON as a record writes it; "
+            f"this {command.type} is {size:,} (a limit of the service, not of the rules)"
+        )
+
+
+def command_bytes(command: cmd.Command) -> int:
+    """How long `command` is as a record writes it: its JSON on one line (beans and numbers
+    only, so one byte a character)."""
+    return len(json.dumps(command.to_dict()))
 
 
 def check_command(version: int, command: cmd.Command, facts: Sequence[object]) -> None:

@@ -146,6 +146,11 @@ def prepare_import(document: Mapping[str, Any] | Record) -> Import:
     if alike is not None:
         raise RecordError(alike.message, f"$.header.seats[{alike.second}]")
     _within_limits(len(record.commands))  # before the commands are decided
+    for number, command in enumerate(record.commands):
+        try:
+            limits.check_size(command)
+        except limits.LimitReached as error:
+            raise RecordError(str(error), f"$.commands[{number}]") from None
     facts = import_facts(record)
     _within_limits(len(facts))
     notes = [_imported_note(facts, number, note) for number, note in enumerate(record.annotations)]

@@ -111,7 +111,7 @@ def describe(event: ev.Event, names: Sequence[str], *, show_hidden: bool = False
         case ev.DrawFailed():
             return (
                 f"{who(event.seat)} must {event.step} a card but the draw pile is empty "
-                "and will not be refilled: the game ends"
+                "and will not be refilled: the end of the game is triggered"
             )
         case ev.DiscardsReshuffled():
             return f"The discard pile ({event.size} cards) is shuffled into a new draw pile"

@@ -184,3 +184,32 @@ def test_a_game_at_its_most_notes_takes_no_more(client, monkeypatch: pytest.Monk
 
     assert [answer.status_code for answer in answers[:2]] == [201, 201]
     assert "at most 2 notes" in assert_envelope(answers[2], 409, "limit_reached")["message"]
+
+
+def test_a_command_longer_than_a_record_line_may_be_is_refused_and_stores_nothing(client) -> None:
+    game = create_game(client)
+    client.post(f"{game.url}/commands", json={"type": "plant", "field": 0}, headers=game.seat(0))
+    client.post(f"{game.url}/commands", json={"type": "reveal"}, headers=game.seat(0))
+    before = len(client.get(f"{game.url}/steps").get_json()["steps"])
+
+    offer = client.post(
+        f"{game.url}/commands",
+        json={"type": "offer", "to": 1, "hand": [0], "wants": ["blue"] * 200},
+        headers=game.seat(0),
+    )
+
+    assert "at most 1,024 bytes" in assert_envelope(offer, 409, "limit_reached")["message"]
+    assert len(client.get(f"{game.url}/steps").get_json()["steps"]) == before
+
+
+def test_a_record_with_a_command_longer_than_a_line_may_be_is_a_422_at_that_command(
+    fresh, longest: list
+) -> None:
+    document = export_record(longest)
+    offers = [i for i, command in enumerate(document["commands"]) if command["type"] == "offer"]
+    document["commands"][offers[0]]["wants"] = ["blue"] * 200
+
+    answer = fresh.post("/api/records", json=document)
+
+    body = assert_envelope(answer, 422, "invalid_record")
+    assert "at most 1,024 bytes" in body["message"], body

@@ -52,7 +52,7 @@ def test_serve_on_a_store_with_games_creates_no_more(tmp_path: Path) -> None:
         listed = httpx.get(f"{base}/api/games").json()
 
     assert "Created" not in printed
-    assert re.search(r"The store holds [\d,]+ events\.", printed)
+    assert re.search(r"its last event is at position [\d,]+\.", printed)
     assert len(listed["games"]) == 2
 
 

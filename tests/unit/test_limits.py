@@ -3,13 +3,11 @@ them, and the largest record of a game within them is under the record body limi
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from domain import limits
 from domain.bots import simulate
-from domain.limits import LimitReached, check_command, check_notes
+from domain.limits import LimitReached, check_command, check_notes, check_size
 from domain.rules import commands as cmd
 from replays.record import dumps, export_record
 from tests.games import CONFIGS
@@ -27,7 +25,7 @@ def test_any_other_command_is_taken_until_the_game_is_full() -> None:
     plant = cmd.Plant(0, field=0)
 
     check_command(limits.MAX_FACTS - 2, plant, [object(), object()])
-    with pytest.raises(LimitReached, match="at most 20,000 facts"):
+    with pytest.raises(LimitReached, match="at most 10,000 facts"):
         check_command(limits.MAX_FACTS - 1, plant, [object(), object()])
 
 
@@ -60,13 +58,25 @@ def test_notes_are_bounded_in_number_and_in_text() -> None:
         check_notes(1, limits.MAX_NOTES_TEXT + 1)
 
 
+def test_a_command_longer_than_a_record_line_may_be_is_refused() -> None:
+    wants = ("garden",) * 200
+    offer = cmd.Offer(0, to=1, hand=(0,), wants=wants)
+
+    with pytest.raises(LimitReached, match="at most 1,024 bytes"):
+        check_size(offer)
+    check_size(cmd.Offer(0, to=1, hand=(0,), wants=wants[:60]))
+
+
 def test_the_largest_record_a_game_within_the_limits_has_is_under_the_body_limit() -> None:
-    """A 7-player record stretched to the most facts, each command the longest any bot game of
-    it has, and the most notes with the most text, every character 4 bytes in UTF-8: written as
-    the command line writes records (indented, the longer of the two layouts)."""
+    """A 7-player record stretched to the most facts, each command as long as a command may be,
+    and the most notes with the most text, every character 4 bytes in UTF-8: written as the
+    command line writes records (one command per line, the longer of the two layouts)."""
     document = export_record(simulate("rio-grande", 7, bot="random", seed=13))
-    longest = max(document["commands"], key=lambda command: len(json.dumps(command)))
-    document["commands"] = [longest] * limits.MAX_FACTS
+    longest = cmd.Offer(0, to=1, hand=(0,), wants=("garden",) * 200)
+    while limits.command_bytes(longest) > limits.MAX_COMMAND_BYTES:
+        longest = cmd.Offer(0, to=1, hand=(0,), wants=longest.wants[1:])
+    assert limits.MAX_COMMAND_BYTES - limits.command_bytes(longest) < len(' "garden",')
+    document["commands"] = [longest.to_dict()] * limits.MAX_FACTS
     text = "🫘" * (limits.MAX_NOTES_TEXT // limits.MAX_NOTES)
     note = {
         "id": 2**53 - 1,
