@@ -58,7 +58,7 @@ class BohnanzaError(Exception):
 
 
 def citation(section: str) -> str:
-    """How a message cites RULES.md, e.g. "RULES §8.3 (bean protection)"."""
+    """How a message cites the rules reference (docs/rules.md), e.g. "RULES §8.3 (bean protection)"."""
     return f"RULES §{section} ({SECTIONS[section]})"
 
 

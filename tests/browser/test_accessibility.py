@@ -59,6 +59,7 @@ PAGES: dict[str, tuple[Callable[[Site], str], str, list[str]]] = {
     "play-waiting": (waiting_table, LIVE, []),
     "record": (lambda site: "/record", READY, []),
     "import": (lambda site: "/import", READY, []),
+    "rules": (lambda site: "/rules#s14-E6", READY, []),
     "docs": (lambda site: "/docs", ".swagger-ui .opblock", ["#swagger-ui-container"]),
 }
 

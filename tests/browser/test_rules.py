@@ -6,7 +6,7 @@ import pytest
 
 from tests.citations import code_citations
 
-from .conftest import PHONE, Pages, Site, screenshot
+from .conftest import DESKTOP, PHONE, Pages, Site, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -97,5 +97,5 @@ def test_the_rules_page_reads_on_a_phone_and_lists_its_chapters(pages: Pages) ->
     assert page.locator(".rules-contents li").count() == 18
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     screenshot(page, "rules-390x844", full_page=False)
-    page.set_viewport_size({"width": 1280, "height": 800})
-    screenshot(page, "rules-1280x800", full_page=False)
+    page.set_viewport_size(DESKTOP)
+    screenshot(page, "rules-1366x850", full_page=False)

@@ -82,6 +82,7 @@ def test_the_status_line_says_why_the_front_card_cannot_be_planted(
     why = page.inner_text("#turn-status .why")
     assert "Your front card (Blue) fits none of your fields: harvest a field" in why
     assert "RULES §7.3" in why
+    assert page.get_attribute("#turn-status .why a", "href") == "/rules#s7.3"
     assert page.locator("#actions button.legal[data-command-type='plant']").count() == 0
 
 

@@ -3,6 +3,7 @@
 
 import { api, errorView } from "./api.js";
 import { fill, h, plural } from "./dom.js";
+import { ruleLink, withRuleLinks } from "./rules.js";
 import { rememberTokens } from "./tokens.js";
 
 const app = document.getElementById("app");
@@ -25,7 +26,7 @@ function verdictView(record, report) {
       { class: "verdict illegal", id: "verdict", "aria-labelledby": "verdict-title" },
       h("h2", { id: "verdict-title" }, "Illegal: the rules refuse this record"),
       h("p", {}, `${what}. The first move the rules refuse is command ${step.position + 1} of ${report.commands}:`),
-      h("p", { class: "refusal" }, step.rule ? h("strong", { class: "rule" }, step.rule) : null, " ", step.sentence ?? step.message),
+      h("p", { class: "refusal" }, step.rule ? h("strong", { class: "rule" }, ruleLink(step.rule)) : null, " ", withRuleLinks(step.sentence ?? step.message)),
       step.table ? h("details", {}, h("summary", {}, "The table before it"), h("pre", { class: "table-text", tabindex: 0 }, step.table)) : null,
       h("p", { class: "muted" }, "Nothing was stored. A game cannot be made from a record the rules refuse."),
     );
@@ -35,7 +36,7 @@ function verdictView(record, report) {
     { class: "verdict legal", id: "verdict", "aria-labelledby": "verdict-title" },
     h("h2", { id: "verdict-title" }, "Legal: every move follows the rules"),
     h("p", {}, `${what}; ${plural(report.commands, "command")} checked. Outcome: ${outcomeText(report.result, names)}.`),
-    report.notes.length ? h("ul", {}, report.notes.map((note) => h("li", {}, note))) : null,
+    report.notes.length ? h("ul", {}, report.notes.map((note) => h("li", {}, withRuleLinks(note)))) : null,
     h("p", {}, h("button", { type: "button", class: "primary", id: "import", onclick: () => importRecord(record) }, "Import it as a game")),
   );
 }

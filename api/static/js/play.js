@@ -9,6 +9,7 @@ import { fill, h, plural } from "./dom.js";
 import { markNew, newAtTheBack } from "./fresh.js";
 import { follow } from "./live.js";
 import { soundSwitch, turnNotice } from "./notify.js";
+import { withRuleLinks } from "./rules.js";
 import { renderTable, statusText } from "./table.js";
 import { enableTapToPlant } from "./tapplant.js";
 import { groupPlants, handCardText, notePanel, possibleBeans, revealPanel } from "./unseen.js";
@@ -259,7 +260,7 @@ function statusView(view) {
   return [
     h("p", { class: ["headline", status.mine ? "your-turn" : "waiting"] }, headline),
     h("p", { class: "where muted" }, `Turn ${view.turn} · ${view.phase_text} · ${whose}`),
-    status.why.length ? h("ul", { class: "why" }, status.why.map((line) => h("li", {}, line))) : null,
+    status.why.length ? h("ul", { class: "why" }, status.why.map((line) => h("li", {}, withRuleLinks(line)))) : null,
   ];
 }
 
