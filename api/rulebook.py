@@ -95,6 +95,9 @@ def render(markdown: str) -> RulesPage:
         if token.type == "inline" and token.children:
             token.children = _linked(token.children, anchors)
     html = parser.renderer.render(tokens, parser.options, {})
+    # Code blocks and tables scroll sideways on a phone: focusable, so a keyboard can scroll
+    # them too. (No raw HTML passes through: every tag in the output is the renderer's.)
+    html = html.replace("<pre>", '<pre tabindex="0">').replace("<table>", '<table tabindex="0">')
     return RulesPage(html, tuple(contents), frozenset(anchors))
 
 
