@@ -258,3 +258,25 @@ def test_a_followed_game_that_ends_opens_its_record(pages: Pages, site: Site) ->
     assert "Game over" in page.inner_text("#summary")
     assert page.locator("#step-list li[data-position]").count() == total
     assert not page.locator('#perspective option[value="auditor"]').is_disabled()
+
+
+@pytest.mark.parametrize(
+    "path", ["/games/{id}/replay?step=2", "/play/{id}#token={token}"], ids=["replay", "seat"]
+)
+def test_a_page_following_a_game_holds_one_stream_and_polls_nothing(
+    pages: Pages, site: Site, path: str
+) -> None:
+    game = site.new_game()
+    page = pages.open(
+        path.format(id=game.id, token=game.seat_tokens[0]), ready="#live-status .live-badge.live"
+    )
+    asked_before = len(pages.requests)
+
+    for body in ({"type": "plant", "field": 0}, {"type": "reveal"}):
+        command(site, game, 0, **body)
+    page.wait_for_timeout(2_500)  # longer than any polling interval a page might have used
+
+    api = [url for url in pages.requests if "/api/" in url]
+    streams = [url for url in api if url.split("?")[0].endswith("/live")]
+    assert len(streams) == 1, streams
+    assert [url for url in pages.requests[asked_before:] if "/api/" in url] == []

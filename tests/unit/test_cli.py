@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import socket
 from uuid import UUID
 
 import pytest
 
+from api import cli_serve
 from domain.application import Bohnanza
 
 
@@ -189,3 +191,22 @@ def test_verify_with_another_preset_keeps_the_game_s_options(run):
     result = run("verify", game_id, "--ruleset", "amigo", "--json")
 
     assert '"allow_retrade": true' in result.output
+
+
+def test_serve_on_a_store_with_games_starts_without_reading_them(run, monkeypatch):
+    """Start-up asks the store's last position (an index), not a scan of every game's events."""
+    run("play", "--players", "Ana,Ben", "--seed", "3", "--quiet")
+
+    def scan(*_: object, **__: object) -> None:
+        raise AssertionError("start-up read every game")
+
+    monkeypatch.setattr(Bohnanza, "games", scan)
+    monkeypatch.setattr(cli_serve._Server, "run", lambda self: None)
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+
+    result = run("serve", "--port", str(port))
+
+    assert "its last event is at position" in result.output
+    assert "Created" not in result.output
