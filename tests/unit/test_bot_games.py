@@ -114,7 +114,7 @@ def test_a_bean_duel_between_bots_keeps_every_invariant_in_both_modes(bot, seed)
 )
 def test_bot_games_under_an_option_keep_every_invariant(name, value):
     duel_only = name.startswith("duel_")
-    for seed in sweep(10):
+    for seed in sweep(20):
         players = 2 if duel_only else 3 + seed % 5
         facts = simulate(
             "rio-grande",

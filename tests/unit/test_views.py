@@ -30,7 +30,7 @@ from projections.views import (
 from tests.games import CONFIGS, digital_game, sweep, tabletop_game
 from tests.marks import slow_beyond
 
-SEEDS = sweep(4)
+SEEDS = sweep(6)
 
 
 def hidden_cards_are_unknown(view: GameState, viewer: Viewer) -> None:
