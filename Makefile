@@ -32,6 +32,9 @@ bench: install
 	$(PY) -m bench.projections
 	$(PY) -m bench.api
 	$(PY) -m bench.cli
+	$(PY) -m bench.live
+	$(PY) -m bench.corrections
+	$(PY) -m bench.startup
 
 ci:
 	.ci/run
