@@ -272,8 +272,12 @@ def refuse_bodies_the_api_cannot_read() -> None:
       Werkzeug refuses such a body only when it is read past the limit, and reading it whole
       stops at the limit, so the app would see the first 64 KB of a larger body and answer 400
       for JSON cut short. A chunked body of exactly the limit is refused too: nothing tells it
-      apart from a longer one without reading on."""
+      apart from a longer one without reading on.
+    A request no route takes (404, or 405 for a method its path does not allow) gets that
+    answer first: its body is not read."""
     if request.method not in BODY_METHODS or not request.path.startswith("/api/"):
+        return
+    if request.routing_exception is not None:
         return
     length = request.content_length
     streamed = length is None and "Transfer-Encoding" in request.headers

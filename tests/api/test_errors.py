@@ -647,6 +647,23 @@ def test_a_405_names_the_methods_the_path_allows(client: FlaskClient, game: Crea
     assert set(response.headers["Allow"].split(", ")) == {"POST"}
 
 
+@pytest.mark.parametrize(
+    ("headers", "data"),
+    [({"Content-Encoding": "gzip"}, b"{}"), ({"Content-Type": "text/plain"}, b"hello")],
+    ids=["gzip-said-of-plain-json", "not-json"],
+)
+def test_a_method_the_path_does_not_take_is_a_405_whatever_its_body(
+    client: FlaskClient, headers: dict[str, str], data: bytes
+) -> None:
+    response = client.put(
+        "/api/records/verification",
+        data=data,
+        headers={"Content-Type": "application/json", **headers},
+    )
+
+    assert_envelope(response, 405, "method_not_allowed")
+
+
 def test_options_is_a_405_naming_the_methods_too(client: FlaskClient, game: CreatedGame) -> None:
     response = client.options(game.url)
 
