@@ -224,13 +224,14 @@ def opening(reshuffle: str, empty: str, harvest: bool) -> list[ev.Event]:
 
 
 GAME_ROWS = [row for row in ROWS if row[3] != AT_EXHAUSTION or not row[2]]
-
-
-@pytest.mark.parametrize(
+EVERY_GAME_ROW = pytest.mark.parametrize(
     ("reshuffle", "empty", "harvest", "outcome", "exhaustions"),
     GAME_ROWS,
     ids=[row_id(*row) for row in GAME_ROWS],
 )
+
+
+@EVERY_GAME_ROW
 def test_a_whole_game_with_an_explicit_deck_audits_sound_and_replays_at_a_table(
     reshuffle, empty, harvest, outcome, exhaustions
 ):
@@ -296,11 +297,7 @@ def test_the_audit_finds_an_ending_the_empty_discard_pile_rule_does_not_give(cas
     assert any(problem in p.message for p in problems), problems
 
 
-@pytest.mark.parametrize(
-    ("reshuffle", "empty", "harvest", "outcome", "exhaustions"),
-    GAME_ROWS,
-    ids=[row_id(*row) for row in GAME_ROWS],
-)
+@EVERY_GAME_ROW
 def test_verification_re_decides_the_game_legal_with_the_outcome_played(
     reshuffle, empty, harvest, outcome, exhaustions
 ):
