@@ -144,7 +144,6 @@ def test_the_readme_points_to_the_reference_in_the_repository() -> None:
 
     assert "](docs/rules.md)" in readme
     assert "/rules" in readme
-    assert "../shared" not in readme
 
 
 def test_the_rules_page_has_an_anchor_per_section_and_the_pages_headers(
