@@ -74,7 +74,7 @@ def test_an_illegal_record_shows_the_rule_it_breaks_and_is_not_offered(
 
     page.wait_for_selector("#verdict.illegal")
     assert "RULES §" in page.inner_text("#verdict .rule")
-    assert page.get_attribute("#verdict .rule a", "href").startswith("/rules#s")
+    assert page.get_attribute("#verdict a.rule", "href").startswith("/rules#s")
     assert page.locator("#import").count() == 0
     screenshot(page, "import-illegal-390x844", full_page=False)
 

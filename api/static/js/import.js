@@ -26,7 +26,7 @@ function verdictView(record, report) {
       { class: "verdict illegal", id: "verdict", "aria-labelledby": "verdict-title" },
       h("h2", { id: "verdict-title" }, "Illegal: the rules refuse this record"),
       h("p", {}, `${what}. The first move the rules refuse is command ${step.position + 1} of ${report.commands}:`),
-      h("p", { class: "refusal" }, step.rule ? h("strong", { class: "rule" }, ruleLink(step.rule)) : null, " ", withRuleLinks(step.sentence ?? step.message)),
+      h("p", { class: "refusal" }, step.rule ? h("strong", {}, ruleLink(step.rule, step.rule, { class: "rule" })) : null, " ", withRuleLinks(step.sentence ?? step.message)),
       step.table ? h("details", {}, h("summary", {}, "The table before it"), h("pre", { class: "table-text", tabindex: 0 }, step.table)) : null,
       h("p", { class: "muted" }, "Nothing was stored. A game cannot be made from a record the rules refuse."),
     );
