@@ -2,7 +2,9 @@
 
 `RandomBot` picks uniformly among legal moves (with a few brakes so games end); `GreedyBot` plants
 and harvests for value and proposes and accepts trades and donations that help it. Both see the
-full `GameState` but use only what their seat may know (own hand, public table).
+full `GameState` but use only what their seat may know (own hand, public table). In a game with
+unknown hands the state is the host's, whose hands are unseen: a bot names an unseen card's bean,
+as the table would see it, from the beans its legal commands and offer range say it may be.
 
 `Table` is the turn scheduler: several seats may act at once (harvests, answers to offers, phase 3),
 so it asks whoever has something to do, in an order drawn from its own random generator.
@@ -23,7 +25,7 @@ from .rules.decide import decide, draw_through, start_game
 from .rules.evolve import evolve, fold
 from .rules.legal import Legal, OfferRange, chance_step, legal_commands
 from .rules.rulesets import Ruleset, resolve_ruleset
-from .rules.state import DIGITAL, GameState, Phase, Player
+from .rules.state import DIGITAL, KNOWN_HANDS, GameState, Phase, Player
 from .rules.table import harvest_coins, harvestable_fields
 
 OFFERS_PER_TURN = 6
@@ -94,13 +96,28 @@ def _random_offer(offer: OfferRange, seat: int, rng: random.Random) -> cmd.Offer
     def some(cards: Sequence[_Card], most: int) -> tuple[_Card, ...]:
         return tuple(rng.sample(cards, min(len(cards), rng.randint(0, most))))
 
-    gives_hand = some(offer.hand, 2)
+    # With unknown hands each hand card given is named as the table would see it: one bean its
+    # pile may still hold. One such card at most, so that the names never contradict each other.
+    gives_hand = some(offer.hand, 1 if offer.hand_beans else 2)
     gives_revealed = some(offer.revealed, 1)
     gives_area = some(offer.trade_area, 1)
     wants = tuple(rng.choice(offer.wants) for _ in range(rng.randint(0, 1)))
     if not (gives_hand or gives_revealed or gives_area or wants):
         return None
-    return cmd.Offer(seat, rng.choice(offer.to), gives_hand, gives_revealed, gives_area, wants)
+    beans = _named(offer, gives_hand, rng)
+    return cmd.Offer(
+        seat, rng.choice(offer.to), gives_hand, gives_revealed, gives_area, wants, beans
+    )
+
+
+def _named(
+    offer: OfferRange, positions: Sequence[int], rng: random.Random
+) -> tuple[str, ...] | None:
+    """An offer's `hand_beans` for the hand cards at `positions`: in a game with unknown hands
+    one of the beans each card may be (a known card has one), else None."""
+    if not offer.hand_beans:
+        return None
+    return tuple(rng.choice(offer.hand_beans[position]) for position in positions)
 
 
 class GreedyBot:
@@ -139,14 +156,13 @@ class GreedyBot:
             if state.planted == 0 and plants:
                 return self._best_plant(state, seat, plants)
             if state.planted == 1 and plants and player.hand:
-                useful = [c for c in plants if player.fields[c.field].bean == player.hand[0]]
+                useful = [c for c in plants if player.fields[c.field].bean == _bean(c, player)]
                 if useful:
                     return useful[0]
             discards = [c for c in moves if isinstance(c, cmd.DiscardFromHand)]
-            if discards:
-                spoiler = self._spoiler_position(player)
-                if spoiler is not None:
-                    return cmd.DiscardFromHand(seat, spoiler)
+            spoiler = next((c for c in discards if not _fits(player, _bean(c, player))), None)
+            if spoiler is not None:
+                return spoiler
             reveal = [c for c in moves if isinstance(c, cmd.Reveal)]
             if reveal:
                 return reveal[0]
@@ -163,11 +179,10 @@ class GreedyBot:
         """The fullest field of the same bean, else an empty one, else (implicit-harvest house
         rule) the field whose harvest pays most."""
         player = state.players[seat]
-        bean = player.hand[0]
 
         def preference(plant: cmd.Plant) -> tuple[int, int, int]:
             field = player.fields[plant.field]
-            if field.bean == bean:
+            if field.bean == _bean(plant, player):
                 return (2, field.count, -plant.field)
             if field.bean is None:
                 return (1, 0, -plant.field)
@@ -215,19 +230,13 @@ class GreedyBot:
                 return cmd.Harvest(seat, index)
         return None
 
-    def _spoiler_position(self, player: Player) -> int | None:
-        """The first hand card that fits no field (duel hand discard)."""
-        for position, bean in enumerate(player.hand):
-            if not _fits(player, bean):
-                return position
-        return None
-
     # --- trading ----------------------------------------------------------------------------
 
     def _propose(
         self, state: GameState, seat: int, offer: OfferRange, rng: random.Random
     ) -> cmd.Offer | None:
         me = state.players[seat]
+        hand = _hand_as_shown(offer, me, rng)
         if seat == state.active:
             for bean in dict.fromkeys(offer.revealed):
                 if not _fits(me, bean):
@@ -235,19 +244,21 @@ class GreedyBot:
                     if taker is not None and _no_open_offer(state, seat, taker):
                         return cmd.Offer(seat, taker, revealed=(bean,))
             for position in offer.hand[:3]:
-                bean = me.hand[position]
+                bean = hand[position]
                 if not _fits(me, bean):
                     taker = _planter_of(state, bean, exclude=seat, rng=rng)
                     if taker is not None and _no_open_offer(state, seat, taker):
                         wants = _wanted_bean(me)
-                        return cmd.Offer(seat, taker, hand=(position,), wants=wants)
+                        named = _as_named(offer, hand, (position,))
+                        return cmd.Offer(seat, taker, (position,), wants=wants, hand_beans=named)
             return None
         wanted = [bean for bean in state.revealed if _grows(me, bean)]
         if not wanted or not _no_open_offer(state, seat, state.active):
             return None
-        spare = [position for position in offer.hand if not _fits(me, me.hand[position])]
+        spare = [position for position in offer.hand if not _fits(me, hand[position])]
         gives = (spare[0],) if spare else ()
-        return cmd.Offer(seat, state.active, hand=gives, wants=(wanted[0],))
+        named = _as_named(offer, hand, gives)
+        return cmd.Offer(seat, state.active, gives, wants=(wanted[0],), hand_beans=named)
 
     def _respond(self, state: GameState, seat: int, responses: list[cmd.Command]) -> cmd.Command:
         me = state.players[seat]
@@ -258,7 +269,8 @@ class GreedyBot:
                 continue
             offer = offers[response.offer]
             gain = sum(_card_value(me, bean) for bean in offer.gives)
-            given = [me.hand[p] for p in response.hand] + list(response.revealed)
+            given = [*(response.hand_beans or [me.hand[p] for p in response.hand])]
+            given += response.revealed
             cost = sum(_card_value(me, bean) for bean in given)
             score = gain - cost
             if best is None or score > best[0]:
@@ -266,6 +278,32 @@ class GreedyBot:
         if best is not None and best[0] > 0:
             return best[1]
         return next(r for r in responses if isinstance(r, cmd.Decline))
+
+
+def _bean(command: cmd.Plant | cmd.DiscardFromHand, player: Player) -> str:
+    """The bean a plant or a duel discard from the hand moves: the one it names (a card nobody
+    has seen, in a game with unknown hands), else the front or discarded card's own."""
+    if command.bean is not None:
+        return command.bean
+    if isinstance(command, cmd.Plant):
+        return player.hand[0]
+    return player.hand[command.position]
+
+
+def _hand_as_shown(offer: OfferRange, player: Player, rng: random.Random) -> list[str]:
+    """The seat's hand, bean by bean, as an offer would show it: in a game with unknown hands
+    each card nobody has seen is one of the beans its pile may still hold, drawn at random."""
+    if not offer.hand_beans:
+        return list(player.hand)
+    return [rng.choice(beans) for beans in offer.hand_beans]
+
+
+def _as_named(
+    offer: OfferRange, hand: Sequence[str], positions: tuple[int, ...]
+) -> tuple[str, ...] | None:
+    """An offer's `hand_beans` for these positions of a hand as `_hand_as_shown` shows it (None
+    with known hands: the cards say it)."""
+    return tuple(hand[position] for position in positions) if offer.hand_beans else None
 
 
 def _fits(player: Player, bean: str) -> bool:
@@ -384,14 +422,20 @@ def simulate(
 
 
 def simulate_under(
-    ruleset: Ruleset, *, bot: str = "greedy", seed: int = 0, mode: str = DIGITAL
+    ruleset: Ruleset,
+    *,
+    bot: str = "greedy",
+    seed: int = 0,
+    mode: str = DIGITAL,
+    hands: str = KNOWN_HANDS,
 ) -> list[ev.Event]:
     """`simulate`, under a resolved ruleset as it is (a record's own, say). A tabletop game's
-    cards are named at random, as a host would enter them (`Table`)."""
+    cards are named at random, as a host would enter them (`Table`); with unknown `hands` only
+    as the table shows them (plants, trades, the duel's discards name the beans)."""
     players = ruleset.players
     shuffled = seed if mode == DIGITAL else None
     facts = start_game(
-        ruleset, NAMES[:players], start_seat=seed % players, mode=mode, seed=shuffled
+        ruleset, NAMES[:players], start_seat=seed % players, mode=mode, seed=shuffled, hands=hands
     )
     state = fold(facts)
     table = Table([BOTS[bot]() for _ in range(players)], random.Random(seed))

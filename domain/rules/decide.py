@@ -223,10 +223,15 @@ def _field_index(s: GameState, seat: int, index: int) -> int:
 
 
 def _hand_positions(
-    s: GameState, seat: int, positions: Sequence[int], beans: Sequence[str] | None = None
+    s: GameState,
+    seat: int,
+    positions: Sequence[int],
+    beans: Sequence[str] | None = None,
+    already: Counter[tuple[int, str]] | None = None,
 ) -> list[str]:
     """The beans of the hand cards at `positions`, in hand order. `beans` names them, in the order
-    of `positions`: required for a card nobody has seen, checked for a known one (RULES §4.4)."""
+    of `positions`: required for a card nobody has seen, checked for a known one (RULES §4.4),
+    beside the (pile, bean) pairs `already` named for other cards of the same step."""
     hand = s.players[seat].hand
     twice = [position for position, n in Counter(positions).items() if n > 1]
     if twice:
@@ -251,7 +256,7 @@ def _hand_positions(
             f"hand_beans names {len(beans)} beans for {len(positions)} hand positions"
         )
     _in_play(s, beans)
-    named: Counter[tuple[int, str]] = Counter()
+    named: Counter[tuple[int, str]] = Counter(already)
     for position, bean in zip(positions, beans, strict=True):
         problem = hand_card_problem(s, seat, position, bean, named)
         if problem is not None:
@@ -695,10 +700,12 @@ def _given_cards(
     revealed: Sequence[str],
     trade_area: Sequence[str],
     hand_beans: Sequence[str] | None,
+    already: Counter[tuple[int, str]] | None = None,
 ) -> list[str]:
-    """Check what `seat` gives in a trade; the beans, hand cards first (RULES §6.2–6.4)."""
+    """Check what `seat` gives in a trade; the beans, hand cards first (RULES §6.2–6.4). `already`:
+    the unseen cards the other side of the trade names, as for `_hand_positions`."""
     player = s.players[seat]
-    cards = _hand_positions(s, seat, hand, hand_beans)
+    cards = _hand_positions(s, seat, hand, hand_beans, already)
     if revealed:
         if seat != s.active:
             raise RuleViolation(
@@ -782,8 +789,8 @@ def _accept(d: _Decision, c: cmd.Accept) -> None:
     hand_beans = c.hand_beans
     if hand_beans is None:
         hand_beans = _inferred_hand_beans(s, c, offer)
-    given = _given_cards(s, c.seat, c.hand, c.revealed, c.trade_area, hand_beans)
-    _still_possible(s, offer)
+    named = _still_possible(s, offer)
+    given = _given_cards(s, c.seat, c.hand, c.revealed, c.trade_area, hand_beans, named)
     if Counter(given) != Counter(offer.wants):
         raise RuleViolation(
             "6.6",
@@ -845,12 +852,13 @@ def _inferred_hand_beans(s: GameState, c: cmd.Accept, offer: Offer) -> tuple[str
     return tuple(by_position.get(p, hand[p]) for p in c.hand)
 
 
-def _still_possible(s: GameState, offer: Offer) -> None:
+def _still_possible(s: GameState, offer: Offer) -> Counter[tuple[int, str]]:
     """The beans an offer named for its unseen hand cards must still be possible when it is
-    accepted: other cards seen since may have used them up (RULES §4.4)."""
-    if not offer.hand or not s.hands_unknown:
-        return
+    accepted: other cards seen since may have used them up (RULES §4.4). The (pile, bean) pairs
+    it names, which the acceptance's own unseen cards cannot be as well."""
     named: Counter[tuple[int, str]] = Counter()
+    if not offer.hand or not s.hands_unknown:
+        return named
     hand = s.players[offer.proposer].hand
     for position, bean in zip(offer.hand, offer.gives, strict=False):
         problem = hand_card_problem(s, offer.proposer, position, bean, named)
@@ -861,6 +869,7 @@ def _still_possible(s: GameState, offer: Offer) -> None:
         pile = pile_of(hand[position])
         if pile is not None:
             named[(pile, bean)] += 1
+    return named
 
 
 def _decline(d: _Decision, c: cmd.Decline) -> None:

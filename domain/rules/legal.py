@@ -266,8 +266,12 @@ def _unseen_acceptances(state: GameState, seat: int, offer: Offer) -> list[cmd.C
                 ways.append((bean, from_revealed, from_area, need - from_revealed - from_area))
         splits.append(ways)
     result: list[cmd.Command] = []
+    left = _unnamed(state, offer)
+    if left is None:  # the offer's own unseen cards can no longer be what it named
+        return []
     for combo in itertools.product(*splits):
-        hand = _unseen_cards_for(state, seat, [(bean, n) for bean, _, _, n in combo if n])
+        wanted = [(bean, n) for bean, _, _, n in combo if n]
+        hand = _unseen_cards_for(state, seat, wanted, left)
         if hand is None:
             continue
         positions = tuple(position for position, _ in hand)
@@ -285,14 +289,29 @@ def _unseen_acceptances(state: GameState, seat: int, offer: Offer) -> list[cmd.C
     return result
 
 
+def _unnamed(state: GameState, offer: Offer) -> dict[int, Counter[str]] | None:
+    """For each draw pile, the beans it has not shown that `offer`'s unseen hand cards do not
+    name either (they are named when the offer is accepted, RULES §4.4); None if the offer names
+    more of a bean than its pile still hides."""
+    left = {pile: Counter(beans) for pile, beans in enumerate(state.pools)}
+    hand = state.players[offer.proposer].hand
+    for position, bean in zip(offer.hand, offer.gives, strict=False):
+        pile = pile_of(hand[position])
+        if pile is not None:
+            if left[pile][bean] == 0:
+                return None
+            left[pile][bean] -= 1
+    return left
+
+
 def _unseen_cards_for(
-    state: GameState, seat: int, wanted: list[tuple[str, int]]
+    state: GameState, seat: int, wanted: list[tuple[str, int]], pools: dict[int, Counter[str]]
 ) -> list[tuple[int, str]] | None:
-    """Hand positions (with their beans) that may give `wanted` beans, oldest pile first; None if
-    the hand cannot."""
+    """Hand positions (with their beans) that may give `wanted` beans, oldest pile first, from
+    what `pools` still hide; None if the hand cannot."""
     hand = state.players[seat].hand
     free = [position for position, card in enumerate(hand) if pile_of(card) is not None]
-    left = {pile: Counter(beans) for pile, beans in enumerate(state.pools)}
+    left = {pile: Counter(beans) for pile, beans in pools.items()}
     chosen: list[tuple[int, str]] = []
     for bean, count in wanted:
         for _ in range(count):

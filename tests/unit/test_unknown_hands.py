@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from domain.bots import simulate
+from domain.bots import simulate, simulate_under
 from domain.rules import commands as cmd
 from domain.rules import decide, fold
 from domain.rules import events as ev
@@ -158,6 +158,20 @@ def test_an_offer_whose_named_cards_were_all_seen_since_can_no_longer_be_accepte
         decide(state, cmd.Accept(0, 1, revealed=("red",)))
 
 
+def test_an_acceptance_cannot_name_the_last_hidden_bean_its_offer_names_already() -> None:
+    state, _ = run(
+        with_seen(unknown_game(), "5 garden"),
+        cmd.Plant(0, 0, "blue"),
+        cmd.Reveal(0, ("red", "soy")),
+        cmd.Offer(0, 1, hand=(0,), hand_beans=("garden",), wants=("garden",)),
+    )
+    acceptance = cmd.Accept(1, 1, hand=(0,), hand_beans=("garden",))
+    with pytest.raises(RuleViolation) as refused:
+        decide(state, acceptance)
+    assert str(refused.value).startswith("RULES §4.4 ")
+    assert [c for c in legal_commands(state, 1) if isinstance(c, cmd.Accept)] == []
+
+
 def test_a_note_changes_no_table_and_is_checked_only_against_what_the_table_saw() -> None:
     state = with_seen(unknown_game(), "6 garden")
     with pytest.raises(RuleViolation, match=r"RULES §4\.4"):
@@ -224,6 +238,23 @@ def test_every_bot_game_replays_with_unknown_hands_to_the_same_result_and_stays_
         and any(card != "?" for card in getattr(fact, "hands", [[getattr(fact, "bean", "?")]])[0])
         for fact in hidden
     )
+
+
+@pytest.mark.parametrize(("preset", "players"), CONFIGS, ids=[f"{p}-{n}" for p, n in CONFIGS])
+@pytest.mark.parametrize("bot", ["greedy", "random"])
+def test_bots_play_a_game_with_unknown_hands_to_its_end_naming_only_what_the_table_shows(
+    preset: str, players: int, bot: str
+) -> None:
+    ruleset = resolve_ruleset(preset, players)
+    facts = simulate_under(ruleset, bot=bot, seed=players, mode=TABLETOP, hands=UNKNOWN_HANDS)
+    assert fold(facts).is_over
+    assert audit(facts) == []
+    assert redecide(facts, tabletop=True) == facts
+    dealt = [
+        card for f in facts if isinstance(f, ev.CardsDealt) for hand in f.hands for card in hand
+    ]
+    drawn = [fact.bean for fact in facts if isinstance(fact, ev.CardDrawn)]
+    assert set(dealt + drawn) == {"?"}
 
 
 @pytest.mark.parametrize(
