@@ -20,6 +20,7 @@ from werkzeug.exceptions import NotFound as NoSuchPath
 
 from domain.deadline import DeadlinePassed
 from domain.limits import RECORD_BYTES, LimitReached
+from domain.rules.errata import CorrectionRefused
 from domain.rules.errors import (
     BohnanzaError,
     Conflict,
@@ -148,6 +149,10 @@ def _http_error(error: HTTPException) -> Response:
 
 def _bohnanza_error(error: BohnanzaError) -> Response:
     match error:
+        case CorrectionRefused():  # the entry to change as well, as the correction names it
+            return envelope(
+                409, "rule_violation", str(error), rule=error.rule, illegal_entry=error.recorded
+            )
         case RuleViolation():
             return envelope(409, "rule_violation", str(error), rule=error.rule)
         case InvalidSetup():

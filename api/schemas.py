@@ -118,6 +118,14 @@ class ErrorSchema(Schema):
     game_id = fields.UUID(
         metadata={"description": "A record imported before (409 already_imported): its game"}
     )
+    illegal_entry = fields.Integer(
+        allow_none=True,
+        metadata={
+            "description": "A correction refused because a later entry would be illegal: that "
+            "entry's number as a change names it, to correct in the same correction (null: an "
+            "entry the correction inserts)"
+        },
+    )
 
 
 # --- requests -------------------------------------------------------------------------------------

@@ -30,12 +30,20 @@ from .transcript import Entry, correction_command, entries
 
 class CorrectionRefused(RuleViolation):
     """A correction after which an entry of the game would be illegal (`entry`, numbered in the
-    game as corrected, with its command): the host changes that entry in the same correction."""
+    game as corrected, with its command): the host changes that entry in the same correction.
+    `recorded`: that entry's number before the correction, as a change names it (None for an
+    entry the correction inserts)."""
 
     def __init__(
-        self, violation: RuleViolation, entry: int, command: cmd.Command, text: str
+        self,
+        violation: RuleViolation,
+        entry: int,
+        command: cmd.Command,
+        text: str,
+        recorded: int | None = None,
     ) -> None:
         self.entry = entry
+        self.recorded = recorded
         self.command = command
         super().__init__(
             violation.section,
@@ -193,26 +201,26 @@ def _apply(
     get mark `number`; the others keep theirs."""
     found = entries(facts, tabletop=True) if found is None else found
     start = min(change.entry for change in changes)
-    commands: list[tuple[cmd.Command, int | None]] = []
+    commands: list[tuple[cmd.Command, int | None, int | None]] = []  # (…, mark, recorded as)
     for index in range(start, len(found) + 1):
         for change in changes:
             if change.entry == index and change.action == cmd.INSERT:
                 assert change.command is not None
-                commands.append((change.command, number))
+                commands.append((change.command, number, None))
         if index == len(found):
             break
         replaced = next((c for c in changes if c.entry == index and c.action != cmd.INSERT), None)
         if replaced is None:
-            commands.append((found[index].command, marks[found[index].first]))
+            commands.append((found[index].command, marks[found[index].first], index))
         elif replaced.action == cmd.REPLACE:
             assert replaced.command is not None
-            commands.append((replaced.command, number))
+            commands.append((replaced.command, number, index))
     cut = found[start].first if start < len(found) else len(facts)
     new_facts = list(facts[:cut])
     new_marks = list(marks[:cut])
     state = fold(new_facts)
     names = [player.name for player in state.players]
-    for offset, (command, mark) in enumerate(commands):
+    for offset, (command, mark, recorded) in enumerate(commands):
         try:
             decided = decide(state, command)
         except (RuleViolation, MalformedCommand) as error:
@@ -220,7 +228,7 @@ def _apply(
                 decided = _empty_note(state, command.seat)
             elif isinstance(error, RuleViolation):
                 text = describe_command(command, names)
-                raise CorrectionRefused(error, start + offset, command, text) from None
+                raise CorrectionRefused(error, start + offset, command, text, recorded) from None
             else:
                 raise CorrectionMalformed(
                     f"after this correction, entry {start + offset} "

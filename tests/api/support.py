@@ -82,6 +82,7 @@ ENVELOPE = jsonschema.Draft202012Validator(
             "current_version": {"type": ["integer", "null"]},
             "first_illegal_step": {"type": "object"},
             "game_id": {"type": "string", "format": "uuid"},
+            "illegal_entry": {"type": ["integer", "null"]},
         },
         "additionalProperties": False,
     }

@@ -222,6 +222,55 @@ def test_a_correction_is_refused_with_the_entry_it_makes_illegal(
     assert (
         "after this correction, entry 3 (Ana plants Red in field 2) is illegal" in body["message"]
     )
+    assert body["illegal_entry"] == 3
+
+
+def test_a_correction_that_also_changes_the_entry_it_made_illegal_is_taken(
+    client: FlaskClient, unknown: CreatedGame
+) -> None:
+    command(client, unknown, unknown.host(), type="plant", seat=0, field=0, bean="blue")
+    command(client, unknown, unknown.host(), type="reveal", cards=["red", "soy"])
+    command(client, unknown, unknown.host(), type="end-trading", seat=0)
+    command(client, unknown, unknown.host(), type="plant", seat=0, field=1, bean="red")
+
+    answer = command(
+        client,
+        unknown,
+        unknown.host(),
+        type="correct",
+        changes=[
+            {"entry": 1, "action": "replace", "command": {"type": "reveal", "seat": 0, "cards": ["green", "soy"]}},
+            {"entry": 3, "action": "replace", "command": {"type": "plant", "seat": 0, "field": 1, "bean": "green"}},
+        ],
+    )  # fmt: skip
+
+    assert answer.status_code == 200, answer.get_json()
+    fields = answer.get_json()["view"]["seats"][0]["fields"]
+    assert [field["bean"] for field in fields[:2]] == ["blue", "green"]
+
+
+def test_a_correction_refused_after_an_insert_names_the_illegal_entry_as_recorded(
+    client: FlaskClient, unknown: CreatedGame
+) -> None:
+    command(client, unknown, unknown.host(), type="plant", seat=0, field=0, bean="blue")
+    command(client, unknown, unknown.host(), type="reveal", cards=["red", "soy"])
+    command(client, unknown, unknown.host(), type="end-trading", seat=0)
+    command(client, unknown, unknown.host(), type="plant", seat=0, field=1, bean="red")
+
+    answer = command(
+        client,
+        unknown,
+        unknown.host(),
+        type="correct",
+        changes=[
+            {"entry": 1, "action": "insert", "command": {"type": "harvest", "seat": 0, "field": 0}},
+            {"entry": 1, "action": "replace", "command": {"type": "reveal", "seat": 0, "cards": ["green", "soy"]}},
+        ],
+    )  # fmt: skip
+
+    body = assert_envelope(answer, 409, "rule_violation")
+    assert "entry 4 (Ana plants Red in field 2)" in body["message"]
+    assert body["illegal_entry"] == 3
 
 
 def test_a_corrected_reveal_changes_the_game_and_keeps_what_was_entered(
