@@ -10,7 +10,7 @@ from domain.bots import simulate
 from domain.rules import commands as cmd
 from domain.rules.transcript import commands_from_facts, redecide
 
-from .conftest import PHONE, Pages, Site, screenshot
+from .conftest import PHONE, Pages, Site, axe_violations, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -181,6 +181,91 @@ def test_which_card_a_seat_gave_in_a_trade_is_corrected_from_the_list(
 
     assert recorder.view()["seats"][0]["trade_area"] == ["soy"]
     assert recorder.page.locator("#log li.corrected").count() == 1
+
+
+def post(recorder: Recorder, entries: list[dict[str, Any]]) -> None:
+    """Enter these commands (JSON) through the API with the host's token; reload the page."""
+    for body in entries:
+        answer = recorder.site.client.post(
+            f"/api/games/{recorder.game_id}/commands", json=body, headers=recorder.headers
+        )
+        assert answer.status_code == 200, answer.get_json()
+    recorder.page.reload()
+    recorder.page.wait_for_selector("#entry-status")
+
+
+def test_a_known_deal_is_corrected_seat_by_seat_and_the_hand_card_given_is_tapped(
+    pages: Pages, site: Site
+) -> None:
+    recorder = create(pages, site, names="Ana, Ben, Cleo", known=True)
+    post(
+        recorder,
+        [
+            {"type": "deal", "hands": DEAL},
+            {"type": "plant", "seat": 0, "field": 0},
+            {"type": "reveal", "seat": 0, "cards": ["red", "green"]},
+            {"type": "offer", "seat": 1, "to": 0, "hand": [1], "wants": []},  # Ben's Stink
+            {"type": "accept", "seat": 0, "offer": 1},
+        ],
+    )
+    page = recorder.page
+    assert recorder.view()["seats"][0]["trade_area"] == ["stink"]
+
+    # The deal as it really was: Ben held Soy second, Stink third.
+    real = [DEAL[0], ["blue", "soy", "stink", "wax", "red"], DEAL[2]]
+    recorder.tap("[data-key='correct-0']")
+    assert page.locator("#delete-entry").count() == 0  # a deal is corrected, never deleted
+    for bean in [bean for hand in real for bean in hand]:
+        recorder.tap(f"#correct-beans button[data-bean='{bean}']")
+    screenshot(page, "recorder-correct-the-deal-390x844", full_page=False)
+    assert axe_violations(page) == []
+    recorder.entered("#apply-correction")
+    assert recorder.view()["seats"][0]["trade_area"] == ["soy"]
+
+    # Ben gave his Stink after all: tap it in his hand as it was before the offer.
+    recorder.tap("[data-key='correct-3']")
+    page.wait_for_selector("#correct-hand")
+    assert page.inner_text("[data-key='fix-hand-2']") == "3. Stink"
+    recorder.tap("[data-key='fix-hand-1']")
+    recorder.tap("[data-key='fix-hand-2']")
+    screenshot(page, "recorder-correct-the-card-given-390x844", full_page=False)
+    assert axe_violations(page) == []
+    recorder.entered("#apply-correction")
+    assert recorder.view()["seats"][0]["trade_area"] == ["stink"]
+    assert page.locator("#log li.corrected").count() == 2
+
+
+def test_a_correction_that_makes_a_later_entry_illegal_corrects_that_entry_with_it(
+    pages: Pages, site: Site
+) -> None:
+    recorder = create(pages, site, names="Ana, Ben, Cleo")
+    post(
+        recorder,
+        [
+            {"type": "plant", "seat": 0, "field": 0, "bean": "blue"},
+            {"type": "reveal", "seat": 0, "cards": ["red", "soy"]},
+            {"type": "end-trading", "seat": 0},
+            {"type": "plant", "seat": 0, "field": 1, "bean": "red"},
+        ],
+    )
+    page = recorder.page
+    # The reveal was Green, Soy: then the Red planted from the trade area cannot have been.
+    recorder.tap("[data-key='correct-1']")
+    recorder.tap("#correct-beans button[data-bean='green']")
+    recorder.tap("#correct-beans button[data-bean='soy']")
+    recorder.entered("#apply-correction")
+    assert "entry 3 (Ana plants Red in field 2) is illegal" in page.inner_text("#entry-message")
+    recorder.tap("#correct-follow-up")
+    assert "replace entry 2" in page.inner_text("#pending-changes")
+    recorder.tap("#correct-beans button[data-bean='green']")
+    screenshot(page, "recorder-correct-two-entries-390x844", full_page=False)
+    assert axe_violations(page) == []
+    recorder.entered("#apply-correction")
+
+    fields = recorder.view()["seats"][0]["fields"]
+    assert [field["bean"] for field in fields[:2]] == ["blue", "green"]
+    assert page.locator("#log li.corrected").count() == 2
+    assert site.get(f"/api/games/{recorder.game_id}/steps")["corrections"] == 1
 
 
 def test_an_ordinary_turn_takes_at_most_ten_taps(pages: Pages, site: Site) -> None:

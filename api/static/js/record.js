@@ -1114,67 +1114,187 @@ function entriesView() {
   ];
 }
 
-function startCorrection(entry) {
-  state.correcting = { entry, command: JSON.parse(JSON.stringify(entry.command)), cards: [], insert: null };
+/** Open the correction of `entry`. `pending`: changes already made in this correction (a later
+ *  entry they made illegal is corrected with them, in one correction). */
+async function startCorrection(entry, pending = []) {
+  const command = JSON.parse(JSON.stringify(entry.command));
+  const fix = { entry, command, cards: [], insert: null, pending: pending.filter((change) => change.entry !== entry.entry || change.action === "insert"), hand: null, followUp: null };
+  state.correcting = fix;
   state.message = null;
+  if ((command.type === "offer" || command.type === "accept") && !unknownHands()) {
+    // Which hand cards were given: the hand as it was just before this entry (the host entered it).
+    const before = await api(`/api/games/${state.gameId}/steps/${entry.first_step - 1}`, { token: state.token }).catch(() => null);
+    fix.hand = before?.view?.seats?.[command.seat]?.hand ?? null;
+  }
   render();
   ui.panel.scrollIntoView({ block: "start" });
+}
+
+function changeText(change) {
+  const text = state.entries[change.entry]?.text ?? "";
+  if (change.action === "insert") return `insert before entry ${change.entry + 1}`;
+  return `${change.action} entry ${change.entry + 1}${text ? ` (as entered: ${text})` : ""}`;
+}
+
+/** A buffer of named cards, one row per group (a seat of the deal, or the one reveal or draw). */
+function cardRows(fix, counts, names) {
+  let from = 0;
+  return counts.map((count, row) => {
+    const cards = fix.cards.slice(from, from + count);
+    from += count;
+    return h(
+      "div",
+      { class: "buffer", "aria-label": names[row] ?? "Cards named so far" },
+      names[row] ? h("span", { class: "hint" }, `${names[row]}:`) : null,
+      cards.map((bean) => card(bean)),
+      Array.from({ length: count - cards.length }, () => h("span", { class: "placeholder" })),
+    );
+  });
+}
+
+function cardsEditor(fix, counts, names, apply, what) {
+  const total = counts.reduce((sum, count) => sum + count, 0);
+  return [
+    cardRows(fix, counts, names),
+    beanGrid((bean) => {
+      if (fix.cards.length < total) fix.cards.push(bean);
+      render();
+    }, { id: "correct-beans", label: "Corrected cards" }),
+    h(
+      "div",
+      { class: "buttons" },
+      h("button", { type: "button", id: "correct-back", disabled: !fix.cards.length, onclick: () => (fix.cards.pop(), render()) }, "Take back a card"),
+      h("button", { type: "button", class: "primary", id: "apply-correction", disabled: fix.cards.length !== total, onclick: apply }, what),
+    ),
+  ];
+}
+
+/** The hand cards a seat gave in a trade: with known hands tap them in the hand as it was; with
+ *  unknown hands name each one's bean. */
+function givenEditor(fix) {
+  const command = fix.command;
+  const name = view().seats[command.seat].name;
+  if (unknownHands()) {
+    if (!command.hand?.length) return [];
+    fix.beans ??= command.hand.map((_, i) => command.hand_beans?.[i] ?? null);
+    return [
+      h("p", { class: "hint" }, `The ${plural(command.hand.length, "card")} ${name} gave from the hand, as they really were:`),
+      command.hand.map((position, i) =>
+        beanGrid((bean) => ((fix.beans[i] = bean), render()), { pressed: fix.beans[i], id: `correct-given-${i}`, label: `The bean of hand card ${position + 1}` }),
+      ),
+    ];
+  }
+  if (!fix.hand || fix.hand.some((bean) => !bean)) return [];
+  command.hand ??= [];
+  return [
+    h("p", { class: "hint" }, `Which of ${name}'s hand cards were given (the hand before this entry, front first):`),
+    h(
+      "div",
+      { class: "chips", role: "group", "aria-label": `${name}'s hand`, id: "correct-hand" },
+      fix.hand.map((bean, position) =>
+        h(
+          "button",
+          { type: "button", class: ["card", `bean-${bean}`], "aria-pressed": String(command.hand.includes(position)), "data-key": `fix-hand-${position}`, onclick: () => (toggle(command.hand, position), command.hand.sort((a, b) => a - b), render()) },
+          `${position + 1}. ${label(bean)}`,
+        ),
+      ),
+    ),
+  ];
+}
+
+function givenCommand(fix) {
+  const command = { ...fix.command };
+  if (unknownHands() && command.hand?.length) command.hand_beans = fix.beans;
+  else delete command.hand_beans;
+  return command;
+}
+
+function offerEditor(fix) {
+  const command = fix.command;
+  return [
+    h("p", { class: "hint" }, "Made to:"),
+    h(
+      "div",
+      { class: "chips", role: "group", "aria-label": "Offer made to" },
+      view()
+        .seats.filter((seat) => seat.seat !== command.seat)
+        .map((seat) => h("button", { type: "button", "aria-pressed": String(command.to === seat.seat), "data-key": `fix-to-${seat.seat}`, onclick: () => ((command.to = seat.seat), render()) }, seat.name)),
+    ),
+    h("p", { class: "hint" }, "Asking for:"),
+    h("div", { class: "buffer", id: "correct-wants", "aria-label": "Beans asked for" }, command.wants.length ? command.wants.map((bean) => card(bean)) : h("span", { class: "hint" }, "nothing (a gift)")),
+    beanGrid((bean) => (command.wants.push(bean), render()), { id: "correct-wants-beans", label: "Beans asked for" }),
+    h("div", { class: "buttons" }, h("button", { type: "button", disabled: !command.wants.length, onclick: () => (command.wants.pop(), render()) }, "Take back a bean asked for")),
+  ];
 }
 
 function correctionPanel() {
   const fix = state.correcting;
   const command = fix.command;
   const entry = fix.entry;
-  const parts = [
-    h("h3", {}, `Correct entry ${entry.entry + 1}: ${entry.text}`),
-  ];
+  const parts = [h("h3", {}, `Correct entry ${entry.entry + 1}: ${entry.text}`)];
+  if (fix.pending.length) {
+    parts.push(h("p", { class: "hint", id: "pending-changes" }, `In the same correction: ${fix.pending.map(changeText).join("; ")}.`));
+  }
   const apply = (changes) => {
-    send({ type: "correct", changes }).then((ok) => {
-      if (ok) {
-        state.correcting = null;
-        render();
+    const all = [...fix.pending, ...changes];
+    send({ type: "correct", changes: all }).then((ok) => {
+      if (ok) state.correcting = null;
+      else {
+        // A later entry the correction makes illegal: offer to correct it in the same correction.
+        const illegal = state.message?.error?.body?.illegal_entry;
+        fix.followUp = Number.isInteger(illegal) && state.entries[illegal] ? { entry: state.entries[illegal], changes: all } : null;
       }
+      render();
     });
   };
+  const replace = (what) => () => apply([{ entry: entry.entry, action: "replace", command: what() }]);
+  if (fix.followUp) {
+    parts.push(
+      h(
+        "div",
+        { class: "buttons" },
+        h("button", { type: "button", class: "primary", id: "correct-follow-up", onclick: () => startCorrection(fix.followUp.entry, fix.followUp.changes) }, `Correct entry ${fix.followUp.entry.entry + 1} (${fix.followUp.entry.text}) in the same correction`),
+      ),
+    );
+  }
   if (command.type === "reveal" || command.type === "draw" || command.type === "show-hand") {
     const count = command.cards.length;
     if (!(command.type === "draw" && unknownHands())) {
       parts.push(
         h("p", { class: "hint" }, `The ${plural(count, "card")} as they really were, in order:`),
-        h("div", { class: "buffer" }, fix.cards.map((bean) => card(bean)), Array.from({ length: Math.max(0, count - fix.cards.length) }, () => h("span", { class: "placeholder" }))),
-        beanGrid((bean) => {
-          if (fix.cards.length < count) fix.cards.push(bean);
-          render();
-        }, { id: "correct-beans", label: "Corrected cards" }),
-        h("button", { type: "button", class: "primary", id: "apply-correction", disabled: fix.cards.length !== count, onclick: () => apply([{ entry: entry.entry, action: "replace", command: { ...command, cards: fix.cards } }]) }, "Replace the cards"),
+        cardsEditor(fix, [count], [], replace(() => ({ ...command, cards: fix.cards })), "Replace the cards"),
       );
     }
+  } else if (command.type === "deal") {
+    const counts = command.hands.map((hand) => hand.length);
+    parts.push(
+      h("p", { class: "hint" }, "The cards each seat was really dealt, front first, seat by seat:"),
+      cardsEditor(fix, counts, view().seats.map((seat) => seat.name), replace(() => ({ ...command, hands: dealtHands(fix.cards, counts) })), "Replace the deal"),
+    );
   } else if (command.type === "plant") {
     parts.push(
       h("p", { class: "hint" }, "The bean really planted, and where:"),
       beanGrid((bean) => ((command.bean = bean), render()), { pressed: command.bean, id: "correct-beans", label: "Planted bean" }),
-      h("div", { class: "chips" }, [0, 1, 2].map((index) => h("button", { type: "button", "aria-pressed": String(command.field === index), onclick: () => ((command.field = index), render()) }, `field ${index + 1}`))),
-      h("button", { type: "button", class: "primary", id: "apply-correction", onclick: () => apply([{ entry: entry.entry, action: "replace", command }]) }, "Replace the plant"),
+      fieldChips(command, "fix-plant-field"),
+      h("button", { type: "button", class: "primary", id: "apply-correction", onclick: replace(() => command) }, "Replace the plant"),
     );
   } else if (command.type === "harvest") {
     parts.push(
       h("p", { class: "hint" }, "Who really harvested which field:"),
       seatChips(command),
       fieldChips(command),
-      h("button", { type: "button", class: "primary", id: "apply-correction", onclick: () => apply([{ entry: entry.entry, action: "replace", command }]) }, "Replace the harvest"),
+      h("button", { type: "button", class: "primary", id: "apply-correction", onclick: replace(() => command) }, "Replace the harvest"),
     );
-  } else if ((command.type === "accept" || command.type === "offer") && command.hand?.length && unknownHands()) {
-    // Which cards a seat gave from its hand: the beans the table saw change hands.
-    fix.beans ??= command.hand.map((_, i) => command.hand_beans?.[i] ?? null);
+  } else if (command.type === "offer" || command.type === "accept") {
+    const given = givenEditor(fix);
+    const incomplete = unknownHands() && command.hand?.length && fix.beans?.some((bean) => !bean);
     parts.push(
-      h("p", { class: "hint" }, `The ${plural(command.hand.length, "card")} ${view().seats[command.seat].name} gave from the hand, as they really were:`),
-      command.hand.map((position, i) =>
-        beanGrid((bean) => ((fix.beans[i] = bean), render()), { pressed: fix.beans[i], id: `correct-given-${i}`, label: `The bean of hand card ${position + 1}` }),
-      ),
-      h("button", { type: "button", class: "primary", id: "apply-correction", disabled: fix.beans.some((bean) => !bean), onclick: () => apply([{ entry: entry.entry, action: "replace", command: { ...command, hand_beans: fix.beans } }]) }, "Replace the cards given"),
+      command.type === "offer" ? offerEditor(fix) : null,
+      given,
+      given.length || command.type === "offer"
+        ? h("button", { type: "button", class: "primary", id: "apply-correction", disabled: Boolean(incomplete), onclick: replace(() => givenCommand(fix)) }, command.type === "offer" ? "Replace the offer" : "Replace the cards given")
+        : null,
     );
-  } else if (command.type === "deal") {
-    parts.push(h("p", { class: "hint" }, "To correct the deal, take back every entry after it with Undo, or delete this game and start again."));
   }
   const insert = fix.insert;
   parts.push(
@@ -1193,11 +1313,16 @@ function correctionPanel() {
     h(
       "div",
       { class: "buttons" },
-      h("button", { type: "button", class: "danger", id: "delete-entry", onclick: () => apply([{ entry: entry.entry, action: "delete", command: null }]) }, "Delete this entry (it did not happen)"),
+      command.type === "deal" ? null : h("button", { type: "button", class: "danger", id: "delete-entry", onclick: () => apply([{ entry: entry.entry, action: "delete", command: null }]) }, "Delete this entry (it did not happen)"),
       h("button", { type: "button", id: "cancel-correction", onclick: () => ((state.correcting = null), render()) }, "Cancel"),
     ),
   );
   return parts;
+}
+
+function dealtHands(cards, counts) {
+  let from = 0;
+  return counts.map((count) => cards.slice(from, (from += count)));
 }
 
 function seatChips(command) {
@@ -1208,11 +1333,11 @@ function seatChips(command) {
   );
 }
 
-function fieldChips(command) {
+function fieldChips(command, key = "fix-field") {
   return h(
     "div",
     { class: "chips", role: "group", "aria-label": "Field" },
-    [0, 1, 2].map((index) => h("button", { type: "button", "aria-pressed": String(command.field === index), "data-key": `fix-field-${index}`, onclick: () => ((command.field = index), render()) }, `field ${index + 1}`)),
+    [0, 1, 2].map((index) => h("button", { type: "button", "aria-pressed": String(command.field === index), "data-key": `${key}-${index}`, onclick: () => ((command.field = index), render()) }, `field ${index + 1}`)),
   );
 }
 
