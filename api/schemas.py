@@ -1278,8 +1278,9 @@ class ReportSchema(Schema):
         allow_none=True,
         metadata={
             "description": "A legal game with unknown hands: how many of its cards nobody saw "
-            "(an assignment of beans to them exists: each draw pile's unseen beans are exactly "
-            "as many as its unseen cards); null for any other game"
+            "(`notes` says that an assignment of beans to them exists, checked on one: the "
+            "game with those beans dealt and drawn re-decides as a game with known hands); null "
+            "for any other game"
         },
     )
 

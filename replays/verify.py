@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.rules import events as ev
-from domain.rules.audit import Problem, audit, check_state
+from domain.rules.audit import Problem, audit
 from domain.rules.errata import effective
-from domain.rules.errors import InvalidRuleset, MalformedCommand
+from domain.rules.errors import InvalidRuleset, MalformedCommand, RuleViolation
 from domain.rules.notation import draw_table
 from domain.rules.rulesets import (
     MOST_HAND_CARDS,
@@ -30,10 +30,13 @@ from domain.rules.rulesets import (
     resolve_ruleset,
 )
 from domain.rules.state import GameState, Result
+from domain.rules.transcript import redecide
+from domain.rules.witness import witness
 
 from .record import (
     Failure,
     Record,
+    Replayed,
     changes,
     names_text,
     record_from_facts,
@@ -71,8 +74,8 @@ class Report:
     """Remarks on the check itself, e.g. a record's ruleset that is not today's preset."""
     unseen: int | None = None
     """A game with unknown hands, re-decided legal: how many cards nobody ever saw (in hands and
-    the draw pile at the end). An assignment of beans to them exists by construction: each draw
-    pile's unseen beans are exactly as many as its unseen cards (RULES §4.4)."""
+    the draw pile at the end). The report's notes say that an assignment of beans to them exists,
+    checked on one (`domain.rules.witness`), or why none was found (RULES §4.4)."""
 
     @property
     def legal(self) -> bool:
@@ -198,7 +201,7 @@ def verify(
         difference=""
         if failure is not None
         else _difference(record, result, replayed.state, _ruleset_label(checked), what_if=not own),
-        notes=(*(_ruleset_notes(record) if own else ()), *_unseen_notes(replayed.state)),
+        notes=(*(_ruleset_notes(record) if own else ()), *_unseen_notes(replayed)),
         unseen=_unseen(replayed.state) if failure is None else None,
     )
 
@@ -210,23 +213,43 @@ def _unseen(state: GameState) -> int | None:
     return sum(len(pool) for pool in state.pools)
 
 
-def _unseen_notes(state: GameState) -> list[str]:
-    """A game with unknown hands: how many cards stayed unseen, and that beans can be given to
-    them consistently with everything the table saw (the proof: one such assignment's count)."""
-    count = _unseen(state)
+def _unseen_notes(replayed: Replayed) -> list[str]:
+    """A game with unknown hands: how many cards stayed unseen, and one assignment of beans to
+    them consistent with everything the table saw, built and checked (`_witness_problem`)."""
+    count = _unseen(replayed.state)
     if count is None:
         return []
-    problems = check_state(state)
-    if problems:
-        return [f"the unseen cards cannot be given beans consistently: {problems[0]}"]
+    problem = _witness_problem(effective(replayed.facts))
+    if problem is not None:
+        return [f"the unseen cards cannot be given beans consistently: {problem}"]
     where = ", ".join(
-        f"{len(pool)} of draw pile {pile + 1}" for pile, pool in enumerate(state.pools) if pool
+        f"{len(pool)} of draw pile {pile + 1}"
+        for pile, pool in enumerate(replayed.state.pools)
+        if pool
     )
     return [
         f"{count} card{'s' if count != 1 else ''} nobody saw ({where or 'none'}); an assignment "
-        "of beans to them exists: each draw pile's unseen beans are exactly as many as its "
-        "unseen cards, and none was seen elsewhere (RULES §4.4)"
+        "of beans to them exists and was checked: with those beans dealt and drawn, the game "
+        "re-decides as a game with known hands to the same table, every card accounted for "
+        "(RULES §4.4)"
     ]
+
+
+def _witness_problem(game: list[ev.Event]) -> str | None:
+    """Why no assignment of beans to the cards nobody saw was found, or None: the witness (the
+    game with its unseen cards named, as a game with known hands) must audit sound and re-decide
+    from its own commands to the same facts."""
+    try:
+        known = witness(game)
+        assert known is not None, "a game with unknown hands has a witness"
+        problems = audit(known)
+        if problems:
+            return str(problems[0])
+        if redecide(known, tabletop=True) != known:
+            return "the game with those beans does not re-decide to the same facts"
+    except (RuleViolation, MalformedCommand, ValueError) as error:
+        return str(error)
+    return None
 
 
 def _difference(

@@ -125,7 +125,9 @@ def check_step(before: GameState, fact: ev.Event, after: GameState) -> list[str]
         elif isinstance(fact, ev.CardsDealt):
             added = len(fact.hands[seat])
         kept = new.hand[: len(new.hand) - added]
-        if isinstance(fact, ev.HandShown) and fact.seat == seat:
+        if (isinstance(fact, ev.HandShown) and fact.seat == seat) or (
+            isinstance(fact, ev.TradeOffered) and fact.proposer == seat
+        ):  # cards nobody had seen are named where they lie
             kept = tuple(
                 card if pile_of(card) is not None else shown
                 for card, shown in zip(old.hand, new.hand, strict=False)

@@ -854,7 +854,8 @@ def _inferred_hand_beans(s: GameState, c: cmd.Accept, offer: Offer) -> tuple[str
 
 def _still_possible(s: GameState, offer: Offer) -> Counter[tuple[int, str]]:
     """The beans an offer named for its unseen hand cards must still be possible when it is
-    accepted: other cards seen since may have used them up (RULES §4.4). The (pile, bean) pairs
+    accepted (RULES §4.4). An offer names its cards for good (`evolve`), so this refuses only an
+    offer stored before it did, whose cards other cards seen since have used up. The (pile, bean) pairs
     it names, which the acceptance's own unseen cards cannot be as well."""
     named: Counter[tuple[int, str]] = Counter()
     if not offer.hand or not s.hands_unknown:

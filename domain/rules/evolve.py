@@ -218,6 +218,16 @@ class _Draft:
             pools = self.pools
             pools[pile] = remove_cards(pools[pile], (bean,))
 
+    def shown(self, seat: _Seat, position: int, bean: str) -> None:
+        """A hand card the table has just seen as `bean` stays in the hand, known from now on.
+        (A fact stored before offers named their cards may name a bean its pile no longer hides:
+        that card stays unseen.)"""
+        card = seat.hand[position]
+        pile = pile_of(card)
+        if pile is not None and self.base.pools and bean in self.pools[pile]:
+            self.named(card, bean)
+            seat.hand[position] = bean
+
     def seen_off_pile(self, beans: Iterable[str]) -> None:
         """Cards turned face up from a pile nobody has seen leave that pile's unseen beans."""
         if self.base.pools:
@@ -346,6 +356,11 @@ def _cards_revealed(d: _Draft, e: ev.CardsRevealed) -> None:
 
 
 def _trade_offered(d: _Draft, e: ev.TradeOffered) -> None:
+    # The table has seen the hand cards offered (hand cards come first in `cards`, in hand order):
+    # a card nobody had seen is that bean from now on, whatever becomes of the offer.
+    seat = d.seat(e.proposer)
+    for position, bean in zip(sorted(e.hand), e.cards, strict=False):
+        d.shown(seat, position, bean)
     d.offers.append(
         Offer(
             id=e.offer,

@@ -395,4 +395,7 @@ def test_a_corrected_game_with_unknown_hands_round_trips_through_its_record(
     report = client.post("/api/records/verification", json={"record": record}).get_json()
     assert report["verdict"] == "legal"
     assert report["unseen_cards"] > 0
-    assert any("nobody saw" in note for note in report["notes"])
+    assert any(
+        "nobody saw" in note and "an assignment of beans to them exists and was checked" in note
+        for note in report["notes"]
+    )

@@ -24,6 +24,7 @@ from domain.rules.legal import legal_commands
 from domain.rules.rulesets import resolve_ruleset
 from domain.rules.state import TABLETOP, UNKNOWN_HANDS, GameState, Phase, pile_of
 from domain.rules.transcript import redecide
+from domain.rules.witness import witness
 from projections.views import Viewer, render, view_of, viewers
 from tests.builders import NAMES, cards, run
 from tests.games import CONFIGS, OPTION_VALUES
@@ -145,17 +146,20 @@ def test_an_acceptance_takes_its_beans_from_the_wants_when_they_decide() -> None
     assert after.pools[0].count("chili") == state.pools[0].count("chili") - 2
 
 
-def test_an_offer_whose_named_cards_were_all_seen_since_can_no_longer_be_accepted() -> None:
+def test_a_hand_card_offered_is_the_bean_the_offer_named_from_then_on() -> None:
     state, _ = run(
         with_seen(unknown_game(), "5 garden"),
         cmd.Plant(0, 0, "blue"),
         cmd.Reveal(0, ("red", "soy")),
         cmd.Offer(1, 0, hand=(0,), hand_beans=("garden",), wants=("red",)),
-        cmd.Offer(2, 0, hand=(0,), hand_beans=("garden",), wants=("soy",)),
-        cmd.Accept(0, 2, revealed=("soy",)),
     )
-    with pytest.raises(RuleViolation, match="can no longer be accepted"):
-        decide(state, cmd.Accept(0, 1, revealed=("red",)))
+    assert state.players[1].hand[0] == "garden"
+    assert "garden" not in state.pools[0]
+    with pytest.raises(RuleViolation, match="every Garden it could be has been seen"):
+        decide(state, cmd.Offer(2, 0, hand=(0,), hand_beans=("garden",), wants=("soy",)))
+    declined, _ = run(state, cmd.Decline(0, 1))
+    with pytest.raises(RuleViolation, match="is Garden, not Blue"):
+        decide(declined, cmd.Offer(1, 0, hand=(0,), hand_beans=("blue",)))
 
 
 def test_an_acceptance_cannot_name_the_last_hidden_bean_its_offer_names_already() -> None:
@@ -271,10 +275,13 @@ def test_every_option_plays_with_unknown_hands(name: str, value: object) -> None
 def test_no_view_of_a_game_with_unknown_hands_names_a_card_the_table_did_not_show() -> None:
     hidden = redecide(simulate("rio-grande", 4, seed=5), tabletop=True, unknown_hands=True)
     for cut in range(1, len(hidden), 37):
+        table = fold(hidden[:cut])  # the cards the table saw are named there (offered ones)
         for viewer in viewers(4):
             document = render(view_of(hidden[:cut], viewer), viewer)
             for seat in document["seats"]:
-                assert seat["hand"] is None or all(card is None for card in seat["hand"])
+                for position, card in enumerate(seat["hand"] or []):
+                    seen = table.players[seat["seat"]].hand[position]
+                    assert card is None or (pile_of(seen) is None and card == seen)
 
 
 def test_legal_commands_name_every_bean_an_unseen_front_card_may_be_and_decide_takes_them() -> None:
@@ -284,3 +291,36 @@ def test_legal_commands_name_every_bean_an_unseen_front_card_may_be_and_decide_t
     assert "garden" not in {c.bean for c in plants}
     for command in plants:
         decide(state, command)
+
+
+# --- the witness: one assignment of beans to the cards nobody saw, checked -----------------------
+
+
+@pytest.mark.parametrize(("preset", "players"), CONFIGS, ids=[f"{p}-{n}" for p, n in CONFIGS])
+def test_a_game_with_unknown_hands_has_a_witness_that_replays_as_a_game_with_known_hands(
+    preset: str, players: int
+) -> None:
+    ruleset = resolve_ruleset(preset, players)
+    facts = simulate_under(ruleset, bot="random", seed=players, mode=TABLETOP, hands=UNKNOWN_HANDS)
+    known = witness(facts)
+
+    assert known is not None
+    assert "?" not in {
+        card for f in known if isinstance(f, ev.CardsDealt) for h in f.hands for card in h
+    }
+    assert "?" not in {fact.bean for fact in known if isinstance(fact, ev.CardDrawn)}
+    assert audit(known) == []
+    assert redecide(known, tabletop=True) == known
+    assert fold(known).result == fold(facts).result
+
+
+def test_the_witness_gives_a_digital_games_hidden_cards_beans_that_fit_what_the_table_saw() -> None:
+    digital = simulate("rio-grande", 4, bot="greedy", seed=8)
+    known = witness(redecide(digital, tabletop=True, unknown_hands=True))
+    assert known is not None
+    assert audit(known) == []
+    assert fold(known).result == fold(digital).result
+
+
+def test_a_game_with_known_hands_needs_no_witness() -> None:
+    assert witness(simulate("rio-grande", 3, seed=1)) is None

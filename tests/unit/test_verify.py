@@ -23,7 +23,7 @@ from domain.rules.notation import draw_table
 from domain.rules.state import GameState, Phase
 from domain.rules.transcript import redecide
 from replays.record import IllegalRecord, export_record, import_facts, parse_record
-from replays.verify import ILLEGAL, LEGAL, audit_game, verify
+from replays.verify import ILLEGAL, LEGAL, _witness_problem, audit_game, verify
 
 # --- helpers -------------------------------------------------------------------------------------
 
@@ -499,3 +499,21 @@ def test_a_broken_invariant_is_found_at_its_step():
 
     assert problems[0].position == at + 1
     assert "pay" in problems[0].message
+
+
+def test_the_witness_check_finds_a_game_whose_table_names_contradict_each_other() -> None:
+    """A card planted as another bean than the one the facts give it (facts edited by hand, past
+    the import's checks): no assignment of beans re-decides to those facts."""
+    hidden = redecide(simulate("rio-grande", 3, seed=4), tabletop=True, unknown_hands=True)
+    plant = next(
+        i
+        for i, fact in enumerate(hidden)
+        if isinstance(fact, ev.BeanPlanted) and fact.source == "hand"
+    )
+    planted = hidden[plant]
+    assert isinstance(planted, ev.BeanPlanted)
+    other = next(bean for bean in ("blue", "garden") if bean != planted.bean)
+    broken = [*hidden[:plant], dataclasses.replace(planted, bean=other), *hidden[plant + 1 :]]
+
+    assert _witness_problem(hidden) is None
+    assert _witness_problem(broken) is not None
