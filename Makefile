@@ -2,7 +2,7 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: install run test lint format bench ci
+.PHONY: install run test soak lint format bench ci
 
 $(VENV)/bin/bohnanza: pyproject.toml
 	python3 -m venv $(VENV)
@@ -16,6 +16,10 @@ run: install
 
 test: install
 	$(VENV)/bin/pytest
+
+# Twice as many seeded games in every sweep (BOHNANZA_TEST_DEPTH, tests/games.py).
+soak: install
+	BOHNANZA_TEST_DEPTH=2 $(VENV)/bin/pytest -m slow tests/unit
 
 lint: install
 	$(VENV)/bin/ruff check .

@@ -18,6 +18,7 @@ import itertools
 import os
 import re
 import secrets
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -28,6 +29,13 @@ from psycopg import sql
 
 from domain.application import Bohnanza
 from domain.storage import persistence_env
+
+# Byte-code caches on, whatever the environment says: with PYTHONDONTWRITEBYTECODE (common in
+# containers) every xdist worker would rewrite and compile every test module and plugin again on
+# each run (about 5 s of collection per worker), and so would every server and command line the
+# tests start. The caches go where Python puts them (`__pycache__/`, ignored by git).
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 POSTGRES_URL_VARIABLE = "BOHNANZA_TEST_POSTGRES_URL"
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/postgres"

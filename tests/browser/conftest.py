@@ -41,6 +41,9 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
+    # Nothing but the app's own server resolves: a page that asks for anything outside the app
+    # (a CDN, a font) is caught by `Pages` from its requests, and the request goes nowhere.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 DESKTOP = {"width": 1366, "height": 850}
@@ -161,13 +164,12 @@ class Pages:
     def open(self, path: str, *, viewport: dict[str, int] = DESKTOP, ready: str = READY) -> Any:
         """A new page at `path`, once it shows `ready` (by default: its script says it is)."""
         context = self.browser.new_context(viewport=viewport, accept_downloads=True)
-        context.route("**/*", self._only_the_app)
         self.contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(TIMEOUT_MS)
         page.on("pageerror", lambda error: self.errors.append(str(error)))
         page.on("console", self._note_missing_file)
-        page.on("request", lambda request: self.requests.append(request.url))
+        page.on("request", self._note_request)
         self.goto(page, path, ready=ready)
         return page
 
@@ -175,12 +177,12 @@ class Pages:
         page.goto(self.site.base + path)
         page.wait_for_selector(ready)
 
-    def _only_the_app(self, route: Any) -> None:
-        if route.request.url.startswith(self.site.base + "/"):
-            route.continue_()
-        else:
-            self.foreign.append(route.request.url)
-            route.abort()
+    def _note_request(self, request: Any) -> None:
+        """Every request, noted as it is made (a listener, not a route: intercepting each request
+        would hold it until the test's thread answers). One outside the app is a failure."""
+        self.requests.append(request.url)
+        if not request.url.startswith((self.site.base + "/", "data:", "blob:")):
+            self.foreign.append(request.url)
 
     def _note_missing_file(self, message: Any) -> None:
         url = message.location.get("url", "")

@@ -228,6 +228,7 @@ def test_a_card_from_a_reshuffled_pile_may_be_only_a_bean_that_pile_still_hides(
         decide(state, cmd.Plant(state.active, 0, sorted(only_older)[0]))
 
 
+@pytest.mark.slow  # a complete game for each case
 @pytest.mark.parametrize(("preset", "players"), CONFIGS, ids=[f"{p}-{n}" for p, n in CONFIGS])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_every_bot_game_replays_with_unknown_hands_to_the_same_result_and_stays_sound(
@@ -244,6 +245,7 @@ def test_every_bot_game_replays_with_unknown_hands_to_the_same_result_and_stays_
     )
 
 
+@pytest.mark.slow  # a complete game for each case
 @pytest.mark.parametrize(("preset", "players"), CONFIGS, ids=[f"{p}-{n}" for p, n in CONFIGS])
 @pytest.mark.parametrize("bot", ["greedy", "random"])
 def test_bots_play_a_game_with_unknown_hands_to_its_end_naming_only_what_the_table_shows(
@@ -261,6 +263,7 @@ def test_bots_play_a_game_with_unknown_hands_to_its_end_naming_only_what_the_tab
     assert set(dealt + drawn) == {"?"}
 
 
+@pytest.mark.slow  # a complete game for each case
 @pytest.mark.parametrize(
     ("name", "value"), OPTION_VALUES, ids=[f"{n}={v}" for n, v in OPTION_VALUES]
 )
@@ -296,6 +299,7 @@ def test_legal_commands_name_every_bean_an_unseen_front_card_may_be_and_decide_t
 # --- the witness: one assignment of beans to the cards nobody saw, checked -----------------------
 
 
+@pytest.mark.slow  # a complete game for each case
 @pytest.mark.parametrize(("preset", "players"), CONFIGS, ids=[f"{p}-{n}" for p, n in CONFIGS])
 def test_a_game_with_unknown_hands_has_a_witness_that_replays_as_a_game_with_known_hands(
     preset: str, players: int

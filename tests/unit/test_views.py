@@ -30,7 +30,7 @@ from projections.views import (
 from tests.games import CONFIGS, digital_game, sweep, tabletop_game
 from tests.marks import slow_beyond
 
-SEEDS = sweep(6)
+SEEDS = sweep(3)
 
 
 def hidden_cards_are_unknown(view: GameState, viewer: Viewer) -> None:
