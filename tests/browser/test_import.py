@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import PHONE, Pages, Site, screenshot
+from .conftest import PHONE, Pages, Site, axe_violations, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -48,6 +48,7 @@ def test_a_legal_record_is_checked_imported_and_opened(
     assert "Legal: every move follows the rules" in page.inner_text("#verdict")
     assert "3 commands checked" in page.inner_text("#verdict")
     screenshot(page, "import-verdict-1366x850", full_page=False)
+    assert axe_violations(page) == []  # the verdict shown
     page.click("#import")
     page.wait_for_selector("#imported")
     link = page.get_attribute("#open-game", "href")
@@ -77,6 +78,7 @@ def test_an_illegal_record_shows_the_rule_it_breaks_and_is_not_offered(
     assert page.get_attribute("#verdict a.rule", "href").startswith("/rules#s")
     assert page.locator("#import").count() == 0
     screenshot(page, "import-illegal-390x844", full_page=False)
+    assert axe_violations(page) == []
 
 
 def test_a_file_that_is_not_a_record_is_refused_with_its_reason(

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import Pages, Site
+from .conftest import Pages, Site, axe_violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -56,6 +56,7 @@ def test_a_seat_edits_its_own_note_on_the_page(pages: Pages, site: Site) -> None
     mine.get_by_role("button", name="Edit").click()
     page.fill("#notes textarea", "Planting the Wax here was right after all")
     page.locator("#notes select").select_option("!")
+    assert axe_violations(page) == []  # the note's edit form, open
     page.get_by_role("button", name="Save").click()
 
     page.wait_for_selector("#notes .note-text:text('right after all')")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import PHONE, Game, Pages, Site, screenshot
+from .conftest import PHONE, Game, Pages, Site, axe_violations, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -131,6 +131,7 @@ def test_an_offer_is_answered_with_a_counter_offer(pages: Pages, site: Site) -> 
     assert anas.get_attribute("[data-key='offer-to-1']", "aria-pressed") == "true"
     assert anas.locator("#wanted [data-key^='wanted-']").all_inner_texts()[0].startswith("Stink")
     anas.click("[data-key='give-hand-0']")  # a Wax from her hand instead of the Chili asked for
+    assert axe_violations(anas) == []  # the counter-offer form, open
     anas.click("#make-offer")
 
     anas.wait_for_selector("#table .offers [data-offer='2']")
@@ -163,6 +164,7 @@ def test_a_harvest_worth_no_coin_asks_first(pages: Pages, site: Site) -> None:
     anas.click("#actions button.legal[data-command-type='harvest']")
     anas.wait_for_selector("dialog.confirm[open]")
     assert "Harvest field 1 for 0 coins?" in anas.inner_text("dialog.confirm")
+    assert axe_violations(anas) == []  # the confirmation, open
     anas.click("#confirm-no")
     assert site.get(f"/api/games/{game.id}/view")["seats"][0]["fields"][0]["count"] == 1
 
