@@ -95,6 +95,11 @@ COMMANDS = {
         "list_forks",
         "A game's parent and forks; for a fork, its outcome beside its parent's.",
     ),
+    "stats": Entry(
+        "api.cli_analysis",
+        "stats",
+        "A game's numbers per seat, as a viewer may read them (GAME: id or id prefix).",
+    ),
     "projections": Entry(
         "api.cli_projections",
         "projections",

@@ -1,4 +1,5 @@
-"""`bohnanza note | notes | fork | forks`: annotations and what-if forks from the command line.
+"""`bohnanza note | notes | fork | forks | stats`: annotations, what-if forks and a game's numbers
+from the command line.
 
 The command line is the operator's: it writes notes as any seat, the host or a named guest (`--as`),
 and reads notes as a chosen viewer.
@@ -6,11 +7,14 @@ and reads notes as a chosen viewer.
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from domain.rules import events as ev
 from projections.views import AUDITOR_VIEWER, HOST_VIEWER, PUBLIC_VIEWER, Viewer
 from replays import annotations, forks
+from replays.insights import insights
 
 from .cli_support import find_game, open_store, table
 
@@ -183,3 +187,81 @@ def list_forks(ctx: click.Context, game: str) -> None:
 
 
 COMMANDS = (note, notes, fork, list_forks)
+
+
+@click.command()
+@click.argument("game")
+@click.option(
+    "--as", "who", default="public", show_default=True, help="public, host, auditor or a seat."
+)
+@click.option("--json", "as_json", is_flag=True, help="The numbers as JSON.")
+@click.pass_context
+def stats(ctx: click.Context, game: str, who: str, as_json: bool) -> None:
+    """A game's numbers per seat, as a viewer may read them (GAME: id or id prefix).
+
+    Offers made, received, accepted, declined and withdrawn; trades and donations; cards given
+    and got; harvests, coins per harvest and harvests past their beanometer tier; cards
+    discarded unplanted; the turn a third field was bought; who traded with whom; the turns the
+    lead changed. While a game with secret coin counts runs, another seat's coins and the lead
+    are not told."""
+    with open_store(ctx) as app:
+        game_id = find_game(app, game)
+        facts = app.corrected_facts(game_id)
+    first = facts[0]
+    assert isinstance(first, ev.GameStarted)
+    found = insights(facts, _viewer(first.seats, who))
+    if as_json:
+        click.echo(json.dumps(found.to_dict(), indent=2))
+        return
+    names = [seat.name for seat in found.seats]
+
+    def coins(value: int | None) -> str:
+        return "?" if value is None else str(value)
+
+    rows = [
+        (
+            seat.name,
+            f"{seat.offers_made}/{seat.offers_accepted}/{seat.withdrawn}",
+            f"{seat.offers_received}/{seat.accepted}/{seat.declined}",
+            str(seat.trades),
+            f"{seat.donations_given}/{seat.donations_received}",
+            str(sum(seat.cards_given.values())),
+            str(sum(seat.cards_got.values())),
+            str(seat.harvests),
+            coins(seat.coins_earned),
+            str(len(seat.wasted_harvests)),
+            "" if seat.third_field_turn is None else str(seat.third_field_turn),
+        )
+        for seat in found.seats
+    ]
+    click.echo(
+        table(
+            (
+                "SEAT",
+                "OFFERED/TAKEN/WITHDRAWN",
+                "ASKED/ACCEPTED/DECLINED",
+                "TRADES",
+                "GIFTS OUT/IN",
+                "GAVE",
+                "GOT",
+                "HARVESTS",
+                "COINS",
+                "PAST TIER",
+                "3RD FIELD",
+            ),
+            rows,
+        )
+    )
+    click.echo("")
+    matrix = [
+        (name, *(str(count) for count in row))
+        for name, row in zip(names, found.traded_with, strict=True)
+    ]
+    click.echo(table(("TRADED WITH", *names), matrix))
+    if found.lead_changes is not None:
+        changes = [
+            f"{'end' if change['turn'] < 0 else 'turn ' + str(change['turn'])}: "
+            f"{', '.join(names[seat] for seat in change['leaders']) or 'nobody'}"
+            for change in found.lead_changes
+        ]
+        click.echo("\nThe lead: " + ("; ".join(changes) if changes else "nobody has scored"))
