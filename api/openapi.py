@@ -137,6 +137,7 @@ GAME_OPERATIONS = {
     "events": ("event_feed", "The caller's event feed"),
     "live": ("follow_game", "Follow the game as it is played"),
     "scoreboard": ("scoreboard", "The game's scoreboard"),
+    "stats": ("game_stats", "The game's numbers per seat: offers, trades, harvests"),
     "steps": ("steps", "Step through the game"),
     "entries": ("list_entries", "The entries of a tabletop game, as corrections name them"),
     "step": ("step_detail", "One step of the game"),

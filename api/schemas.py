@@ -832,6 +832,75 @@ class ScoreboardSchema(Schema):
     seats = fields.List(fields.Nested(SeatScoreSchema), required=True)
 
 
+class WastedHarvestSchema(Schema):
+    bean = fields.String(required=True)
+    count = fields.Integer(required=True)
+    coins = fields.Integer(required=True, allow_none=True)
+    wasted = fields.Integer(
+        required=True,
+        metadata={"description": "Beans past the beanometer tier the harvest reached"},
+    )
+
+
+class SeatInsightsSchema(Schema):
+    seat = fields.Integer(required=True)
+    name = fields.String(required=True)
+    offers_made = fields.Integer(required=True)
+    offers_received = fields.Integer(required=True)
+    offers_accepted = fields.Integer(
+        required=True, metadata={"description": "Offers this seat made that were accepted"}
+    )
+    accepted = fields.Integer(
+        required=True, metadata={"description": "Offers made to this seat that it accepted"}
+    )
+    declined = fields.Integer(required=True)
+    withdrawn = fields.Integer(required=True)
+    acceptance_rate = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Accepted / (accepted + declined); null if none was answered"},
+    )
+    trades = fields.Integer(required=True)
+    donations_given = fields.Integer(required=True)
+    donations_received = fields.Integer(required=True)
+    cards_given = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    cards_got = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+    harvests = fields.Integer(required=True)
+    coins_earned = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "null while the caller may not see this seat's coins"},
+    )
+    coins_per_harvest = fields.Float(required=True, allow_none=True)
+    wasted_harvests = fields.List(fields.Nested(WastedHarvestSchema), required=True)
+    discarded_unplanted = fields.Integer(required=True)
+    third_field_turn = fields.Integer(required=True, allow_none=True)
+
+
+class LeadChangeSchema(Schema):
+    turn = fields.Integer(
+        required=True, metadata={"description": "The turn at whose end it changed; -1: the end"}
+    )
+    leaders = fields.List(fields.Integer(), required=True)
+    coins = fields.Integer(required=True)
+
+
+class GameInsightsSchema(Schema):
+    over = fields.Boolean(required=True)
+    seats = fields.List(fields.Nested(SeatInsightsSchema), required=True)
+    traded_with = fields.List(
+        fields.List(fields.Integer()),
+        required=True,
+        metadata={"description": "traded_with[a][b]: accepted offers between seats a and b"},
+    )
+    lead_changes = fields.List(
+        fields.Nested(LeadChangeSchema),
+        required=True,
+        allow_none=True,
+        metadata={"description": "null while the caller may not see every seat's coins"},
+    )
+
+
 class StandingSchema(Schema):
     name = fields.String(required=True)
     games = fields.Integer(required=True)

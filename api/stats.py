@@ -7,6 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from projections import queries
+from replays.insights import insights
 
 from . import schemas
 from .blueprint import Blueprint
@@ -24,7 +25,7 @@ blp = Blueprint(
     "stats",
     __name__,
     url_prefix="/api",
-    description="Per-game scoreboards and the cross-game leaderboard (read models).",
+    description="Per-game scoreboards and numbers, and the cross-game leaderboard.",
 )
 
 
@@ -46,6 +47,24 @@ def scoreboard(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     wait_for_read_models(query.get("after_position"), whole_store=True)
     seats = queries.scoreboard(service.engine, game_id, viewer=viewer_for(game_id, caller))
     return {"game": summary, "seats": [asdict(seat) for seat in seats]}
+
+
+@blp.route("/games/<uuid:game_id>/stats", methods=["GET"])
+@blp.response(200, schemas.GameInsightsSchema)
+@blp.doc(security=SEAT_TOKEN_OR_NONE)
+@documented(blp, 401, 404)
+def game_stats(game_id: UUID) -> dict[str, Any]:
+    """The game's numbers per seat, as the caller may read them.
+
+    Offers made, received, accepted, declined and withdrawn; trades and donations; the cards each
+    seat gave and got; harvests, coins earned and the harvests past their beanometer tier; cards
+    discarded unplanted; the turn a third field was bought; who traded with whom; the turns the
+    lead changed. Counted from the facts as the caller saw them (a seat's token: that seat; none:
+    the public), so while a game with secret coin counts runs, another seat's coins and the
+    lead are null."""
+    _summary(game_id)  # a 404 for a game that does not exist
+    viewer = viewer_for(game_id, caller_for(game_id))
+    return insights(services().views.corrected(game_id), viewer).to_dict()
 
 
 @blp.route("/leaderboard", methods=["GET"])

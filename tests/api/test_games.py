@@ -533,6 +533,7 @@ def test_the_openapi_document_lists_every_endpoint(client: FlaskClient) -> None:
         "/api/games/{game_id}/events",
         "/api/games/{game_id}/live",
         "/api/games/{game_id}/scoreboard",
+        "/api/games/{game_id}/stats",
         "/api/leaderboard",
         "/api/health",
         "/api/rulesets",
