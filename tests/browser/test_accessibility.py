@@ -79,12 +79,14 @@ def test_a_page_has_no_serious_accessibility_violation(pages: Pages, site: Site,
     assert found == {"phone": [], "desktop": []}
 
 
-def test_the_replays_folded_offers_and_coin_table_opened_have_none_either(
+def test_the_replays_folded_offers_coin_table_and_numbers_opened_have_none_either(
     pages: Pages, site: Site
 ) -> None:
     page: Any = pages.open(finished_replay(site))
     page.click("#coin-table summary")
     page.click("#keys summary")
     page.locator("#step-list details.run summary").first.click()
+    page.click("#numbers summary")
+    page.wait_for_selector("#numbers[data-loaded=true]")
 
     assert axe_violations(page) == []

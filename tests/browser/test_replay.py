@@ -287,3 +287,26 @@ def test_the_step_buttons_are_reached_and_pressed_with_the_keyboard(
     page.keyboard.press("Enter")
 
     wait_for_step(page, 21)
+
+
+def test_the_game_in_numbers_shows_each_seats_negotiation_as_the_api_counts_it(
+    pages: Pages, site: Site
+) -> None:
+    page = pages.open(f"/games/{site.finished.id}/replay?step=1", viewport=PHONE)
+    assert page.locator("#numbers-seats").count() == 0  # loaded only when opened
+
+    page.click("#numbers summary")
+    page.wait_for_selector("#numbers[data-loaded=true]")
+
+    stats = site.get(f"/api/games/{site.finished.id}/stats")
+    rows = page.locator("#numbers-seats tbody tr")
+    assert rows.count() == len(stats["seats"]) == 4
+    for seat in stats["seats"]:
+        cells = page.locator(f"#numbers-seats tr[data-seat='{seat['seat']}'] td").all_inner_texts()
+        assert cells[0].startswith(f"{seat['offers_made']} (")
+        assert cells[6] == str(seat["coins_earned"])
+    matrix = page.locator("#numbers-matrix tbody tr").first.locator("td").all_inner_texts()
+    assert matrix == ["–", *(str(count) for count in stats["traded_with"][0][1:])]
+    assert "The lead changed hands" in page.inner_text("#numbers-lead")
+    page.locator("#numbers").scroll_into_view_if_needed()
+    screenshot(page, "replay-numbers-390x844", full_page=False)

@@ -14,6 +14,7 @@ import { coinChart, coinTable } from "./chart.js";
 import { fill, h, plural, say, typing } from "./dom.js";
 import { follow } from "./live.js";
 import { NotesPanel } from "./notes.js";
+import { NumbersPanel } from "./numbers.js";
 import { StepList, stepMarks } from "./steplist.js";
 import { phaseText, renderTable } from "./table.js";
 import { adoptToken, perspectiveKey, storedTokens, takeFragmentToken } from "./tokens.js";
@@ -150,6 +151,7 @@ function build() {
     },
   });
   ui.stepsTitle = h("h2", { id: "steps-title" });
+  ui.numbers = new NumbersPanel({ base, ask: () => asked() });
 
   fill(
     app,
@@ -204,6 +206,7 @@ function build() {
         h("h2", { class: "visually-hidden" }, "The table at this step"),
         ui.table,
         h("section", { class: "panel", "aria-labelledby": "chart-title" }, h("h2", { id: "chart-title" }, "Coins by turn"), ui.chart),
+        h("section", { class: "panel", "aria-label": "The game in numbers" }, ui.numbers.element),
       ),
       h(
         "aside",
@@ -417,6 +420,7 @@ function onUpdate(update) {
     state.steps.push(...fresh);
     ui.steps.append(fresh);
     advanceTimeline(fresh, update.view);
+    ui.numbers.refresh({ soon: true });
   }
   if (!state.corrections && update.version !== state.steps.length) return; // the stream is behind the page's list
   const before = state.lastView?.view;
@@ -438,6 +442,7 @@ async function onGameEnd() {
   fillPerspectives();
   showRecordOffer();
   ui.notes.update();
+  ui.numbers.refresh();
   showPosition(false);
   drawChart();
 }
@@ -521,6 +526,7 @@ async function choosePerspective(key) {
   if (warning !== null) say(ui.message, warning, "warning");
   state.perspective = key;
   await Promise.all([loadSteps(), loadTimeline(), loadNoteIndex()]);
+  ui.numbers.refresh();
   fillPerspectives();
   ui.steps.relink((position) => linkFor(position));
   showPosition(false);
