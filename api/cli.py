@@ -35,6 +35,11 @@ COMMANDS = {
         "games",
         "List stored games, oldest first, with their results.",
     ),
+    "leaderboard": Entry(
+        "api.cli_games",
+        "leaderboard",
+        "Players over ended games: wins, scores, harvests, trading (the read models caught up).",
+    ),
     "show": Entry(
         "api.cli_games",
         "show",

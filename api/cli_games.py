@@ -14,6 +14,7 @@ from domain.rules.evolve import fold
 from domain.rules.notation import describe, draw_table
 from domain.rules.rulesets import DEFAULT_PRESET, OPTIONS, PRESETS, resolve_ruleset
 from projections.queries import games as read_games
+from projections.queries import leaderboard as read_leaderboard
 from projections.runner import Projector
 
 from .cli_support import find_game, open_store, parse_options, table
@@ -130,6 +131,54 @@ def games(ctx: click.Context) -> None:
         seats = ", ".join(summary.seats)
         rows.append((str(summary.game_id), started, summary.preset, summary.mode, seats, status))
     click.echo(table(("GAME", "STARTED (UTC)", "PRESET", "MODE", "SEATS", "STATUS"), rows))
+
+
+@click.command()
+@click.option("--ruleset", type=click.Choice(sorted(PRESETS)), help="Only games of this preset.")
+@click.option("--players", type=click.IntRange(2, 7), help="Only games of this many players.")
+@click.pass_context
+def leaderboard(ctx: click.Context, ruleset: str | None, players: int | None) -> None:
+    """Players over ended games: wins, scores, harvests, trading (the read models caught up).
+
+    Each game played once counts (no what-if forks, no copies); most wins first. Coins per
+    harvest, the share of the offers made to a player that it accepted, and the donations it
+    gave and got are over the same games."""
+    with open_store(ctx) as app, Projector.for_url(app, ctx.obj.database_url) as projector:
+        projector.catch_up()
+        standings = read_leaderboard(projector.engine, preset=ruleset, players=players)
+    if not standings:
+        click.echo("No ended games yet.")
+        return
+
+    def share(value: float | None, digits: int = 2) -> str:
+        return "–" if value is None else f"{value:.{digits}f}"
+
+    rows = [
+        (
+            standing.name,
+            str(standing.games),
+            str(standing.wins),
+            share(standing.win_rate),
+            share(standing.average_score, 1),
+            str(standing.best_score),
+            share(standing.coins_per_harvest),
+            share(standing.acceptance_rate),
+            f"{standing.donations}/{standing.donations_received}",
+        )
+        for standing in standings
+    ]
+    headers = (
+        "PLAYER",
+        "GAMES",
+        "WINS",
+        "WIN RATE",
+        "AVG SCORE",
+        "BEST",
+        "COINS/HARVEST",
+        "ACCEPTS",
+        "GIFTS OUT/IN",
+    )
+    click.echo(table(headers, rows))
 
 
 @click.command()

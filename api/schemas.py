@@ -822,7 +822,14 @@ class SeatScoreSchema(Schema):
     coins_earned = fields.Integer(required=True, allow_none=True)
     harvests = fields.Integer(required=True)
     trades = fields.Integer(required=True)
-    donations = fields.Integer(required=True)
+    donations = fields.Integer(required=True, metadata={"description": "Gave cards, got none"})
+    donations_received = fields.Integer(required=True)
+    offers_made = fields.Integer(required=True)
+    offers_received = fields.Integer(required=True)
+    accepted = fields.Integer(
+        required=True, metadata={"description": "Offers made to this seat that it accepted"}
+    )
+    declined = fields.Integer(required=True)
     planted = fields.Integer(required=True)
     winner = fields.Boolean(required=True)
 
@@ -908,6 +915,21 @@ class StandingSchema(Schema):
     win_rate = fields.Float(required=True)
     average_score = fields.Float(required=True)
     best_score = fields.Integer(required=True)
+    total_score = fields.Integer(required=True)
+    harvests = fields.Integer(required=True)
+    coins_earned = fields.Integer(required=True)
+    coins_per_harvest = fields.Float(required=True, allow_none=True)
+    accepted = fields.Integer(
+        required=True, metadata={"description": "Offers made to the player that it accepted"}
+    )
+    declined = fields.Integer(required=True)
+    acceptance_rate = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "accepted / (accepted + declined); null if none was answered"},
+    )
+    donations = fields.Integer(required=True, metadata={"description": "Gave cards, got none"})
+    donations_received = fields.Integer(required=True)
 
 
 class LeaderboardSchema(Schema):

@@ -74,8 +74,9 @@ def game_stats(game_id: UUID) -> dict[str, Any]:
 def leaderboard(query: dict[str, Any]) -> dict[str, Any]:
     """Players by name over ended games.
 
-    Games, wins, win rate, average and best score; overall or for one ruleset and/or player
-    count."""
+    Games, wins, win rate, average and best score; harvests, coins earned and coins per
+    harvest; offers accepted and declined and the acceptance rate; donations given and
+    received. Overall or for one ruleset and/or player count."""
     service = services()
     wait_for_read_models(query.get("after_position"))
     standings = queries.leaderboard(
@@ -89,6 +90,8 @@ def leaderboard(query: dict[str, Any]) -> dict[str, Any]:
                 **asdict(standing),
                 "win_rate": standing.win_rate,
                 "average_score": standing.average_score,
+                "acceptance_rate": standing.acceptance_rate,
+                "coins_per_harvest": standing.coins_per_harvest,
             }
             for standing in standings
         ],

@@ -16,7 +16,7 @@ from sqlalchemy import Connection, Engine, Row, Select, func, select
 
 from domain.rules.errors import NotFound
 
-from .scoreboards import ENDED, STATUSES
+from .scoreboards import ENDED, STANDING_SUMS, STATUSES
 from .tables import games as game_rows
 from .tables import leaderboard as standing_rows
 from .tables import scoreboard as seat_rows
@@ -59,6 +59,12 @@ class SeatScore:
     harvests: int
     trades: int
     donations: int
+    donations_received: int
+    offers_made: int
+    offers_received: int
+    accepted: int
+    """Offers made to this seat that it accepted."""
+    declined: int
     planted: int
     winner: bool
 
@@ -72,6 +78,13 @@ class Standing:
     wins: int
     total_score: int
     best_score: int
+    harvests: int = 0
+    coins_earned: int = 0
+    accepted: int = 0
+    """Offers made to the player that it accepted."""
+    declined: int = 0
+    donations: int = 0
+    donations_received: int = 0
 
     @property
     def win_rate(self) -> float:
@@ -80,6 +93,16 @@ class Standing:
     @property
     def average_score(self) -> float:
         return self.total_score / self.games
+
+    @property
+    def acceptance_rate(self) -> float | None:
+        """The share of the offers made to the player that it accepted (None: none answered)."""
+        answered = self.accepted + self.declined
+        return self.accepted / answered if answered else None
+
+    @property
+    def coins_per_harvest(self) -> float | None:
+        return self.coins_earned / self.harvests if self.harvests else None
 
 
 def games(
@@ -195,6 +218,11 @@ def scoreboard(engine: Engine, game_id: UUID, *, viewer: Viewer = PUBLIC_VIEWER)
             harvests=row.harvests,
             trades=row.trades,
             donations=row.donations,
+            donations_received=row.donations_received,
+            offers_made=row.offers_made,
+            offers_received=row.offers_received,
+            accepted=row.accepted,
+            declined=row.declined,
             planted=row.planted,
             winner=row.winner,
         )
@@ -214,6 +242,7 @@ def leaderboard(
         func.sum(standing_rows.c.wins).label("wins"),
         func.sum(standing_rows.c.total_score).label("total_score"),
         func.max(standing_rows.c.best_score).label("best_score"),
+        *(func.sum(standing_rows.c[column]).label(column) for column in STANDING_SUMS),
     ).group_by(standing_rows.c.name)
     if preset is not None:
         query = query.where(standing_rows.c.preset == preset)
@@ -222,7 +251,14 @@ def leaderboard(
     with engine.connect() as connection:
         rows = connection.execute(query).all()
     table = [
-        Standing(row.name, int(row.games), int(row.wins), int(row.total_score), row.best_score)
+        Standing(
+            row.name,
+            int(row.games),
+            int(row.wins),
+            int(row.total_score),
+            row.best_score,
+            **{column: int(row._mapping[column]) for column in STANDING_SUMS},
+        )
         for row in rows
     ]
     return sorted(table, key=lambda s: (-s.wins, -s.win_rate, -s.average_score, s.name))

@@ -41,7 +41,29 @@ CHUNK = 500
 """Keys per IN (...) list, well under every database's bound-parameter limit."""
 
 GAME_CHANGES = ("status", "ended_at", "turns", "winners", "decided_by", "digest", "duplicate_of")
-SEAT_CHANGES = ("coins", "coins_earned", "harvests", "trades", "donations", "planted", "winner")
+SEAT_CHANGES = (
+    "coins",
+    "coins_earned",
+    "harvests",
+    "trades",
+    "donations",
+    "donations_received",
+    "offers_made",
+    "offers_received",
+    "accepted",
+    "declined",
+    "planted",
+    "winner",
+)
+STANDING_SUMS = (
+    "harvests",
+    "coins_earned",
+    "accepted",
+    "declined",
+    "donations",
+    "donations_received",
+)
+"""A standing's sums of its games' scoreboard lines, beside games, wins, total and best score."""
 
 Row = dict[str, Any]
 StandingKey = tuple[str, str, int]
@@ -98,7 +120,9 @@ class Scoreboards:
         for fact_type in (
             ev.GameStarted,
             ev.BeanPlanted,
+            ev.TradeOffered,
             ev.TradeAccepted,
+            ev.TradeDeclined,
             ev.FieldHarvested,
             ev.ThirdFieldBought,
             ev.TurnEnded,
@@ -138,14 +162,16 @@ class _Tally:
         self.connection = connection
         self.games = stored
         self.history = history
-        self.standings: dict[StandingKey, list[int]] = {}
+        self.standings: dict[StandingKey, Row] = {}
         self.recount: set[StandingKey] = set()
         """Standings a correction changed: counted again from the stored rows once written."""
         self.ended: dict[str, UUID] = {}
         """Digests of the games this batch ended (no copies): the originals of later copies."""
         self._apply: dict[type[ev.Event], Callable[[_Game, Recorded, Any], None]] = {
             ev.BeanPlanted: _planted,
+            ev.TradeOffered: _offered,
             ev.TradeAccepted: _traded,
+            ev.TradeDeclined: _declined,
             ev.FieldHarvested: _harvested,
             ev.ThirdFieldBought: _bought_field,
             ev.TurnEnded: _turn_ended,
@@ -242,11 +268,13 @@ class _Tally:
             if not counted:
                 continue  # its own scoreboard, no standing
             key = (name, row["preset"], row["players"])
-            standing = self.standings.setdefault(key, [0, 0, 0, score])
-            standing[0] += 1
-            standing[1] += seat in winners
-            standing[2] += score
-            standing[3] = max(standing[3], score)
+            standing = self.standings.setdefault(key, _no_standing(score))
+            standing["games"] += 1
+            standing["wins"] += seat in winners
+            standing["total_score"] += score
+            standing["best_score"] = max(standing["best_score"], score)
+            for column in STANDING_SUMS:
+                standing[column] += game.seats[seat][column]
 
     def _original_of(self, row: Row) -> UUID | None:
         """The game this (played, ending) game is a copy of, now marked `duplicate_of` it; or
@@ -312,30 +340,19 @@ class _Tally:
                 stored[(row.name, row.preset, row.players)] = row._asdict()
         new: list[Row] = []
         changed: list[Row] = []
-        for (name, preset, players), (played, wins, total, best) in self.standings.items():
+        for (name, preset, players), standing in self.standings.items():
             old = stored.get((name, preset, players))
             if old is None:
-                new.append(
-                    {
-                        "name": name,
-                        "preset": preset,
-                        "players": players,
-                        "games": played,
-                        "wins": wins,
-                        "total_score": total,
-                        "best_score": best,
-                    }
-                )
+                new.append({"name": name, "preset": preset, "players": players, **standing})
             else:
+                summed = {column: old[column] + standing[column] for column in _ADDED}
                 changed.append(
                     {
                         "key_name": name,
                         "key_preset": preset,
                         "key_players": players,
-                        "games": old["games"] + played,
-                        "wins": old["wins"] + wins,
-                        "total_score": old["total_score"] + total,
-                        "best_score": max(old["best_score"], best),
+                        **summed,
+                        "best_score": max(old["best_score"], standing["best_score"]),
                     }
                 )
         if new:
@@ -378,6 +395,11 @@ def _fresh_rows(r: Recorded, fact: ev.GameStarted) -> tuple[Row, list[Row]]:
             "harvests": 0,
             "trades": 0,
             "donations": 0,
+            "donations_received": 0,
+            "offers_made": 0,
+            "offers_received": 0,
+            "accepted": 0,
+            "declined": 0,
             "planted": 0,
             "winner": False,
         }
@@ -386,12 +408,23 @@ def _fresh_rows(r: Recorded, fact: ev.GameStarted) -> tuple[Row, list[Row]]:
     return row, seats
 
 
+_ADDED = ("games", "wins", "total_score", *STANDING_SUMS)
+"""A standing's columns that add up over its games (best_score is their maximum)."""
+
+
+def _no_standing(score: int) -> Row:
+    return {"games": 0, "wins": 0, "total_score": 0, "best_score": score} | dict.fromkeys(
+        STANDING_SUMS, 0
+    )
+
+
 _COUNTED_SEATS = (
     select(
-        func.count(),
-        func.sum(case((scoreboard.c.winner, 1), else_=0)),
-        func.sum(scoreboard.c.coins),
-        func.max(scoreboard.c.coins),
+        func.count().label("games"),
+        func.sum(case((scoreboard.c.winner, 1), else_=0)).label("wins"),
+        func.sum(scoreboard.c.coins).label("total_score"),
+        func.max(scoreboard.c.coins).label("best_score"),
+        *(func.sum(scoreboard.c[column]).label(column) for column in STANDING_SUMS),
     )
     .select_from(scoreboard.join(games, games.c.game_id == scoreboard.c.game_id))
     .where(
@@ -416,23 +449,17 @@ def _recount(connection: Connection, key: StandingKey) -> None:
     """One standing counted again from the stored rows of the games it counts (a correction
     changed one of them)."""
     name, preset, players = key
-    played, wins, total, best = connection.execute(
-        _COUNTED_SEATS, {"name": name, "preset": preset, "players": players}
-    ).one()
+    counted = (
+        connection.execute(_COUNTED_SEATS, {"name": name, "preset": preset, "players": players})
+        .one()
+        ._asdict()
+    )
     keys = {"key_name": name, "key_preset": preset, "key_players": players}
     connection.execute(_DELETE_STANDING, keys)
-    if played:
+    if counted["games"]:
+        sums = {column: value or 0 for column, value in counted.items()}
         connection.execute(
-            _INSERT_STANDING,
-            {
-                "name": name,
-                "preset": preset,
-                "players": players,
-                "games": played,
-                "wins": wins or 0,
-                "total_score": total or 0,
-                "best_score": best or 0,
-            },
+            _INSERT_STANDING, {"name": name, "preset": preset, "players": players, **sums}
         )
 
 
@@ -460,14 +487,29 @@ def _planted(game: _Game, r: Recorded, fact: ev.BeanPlanted) -> None:
     game.seats_changed = True
 
 
+def _offered(game: _Game, r: Recorded, fact: ev.TradeOffered) -> None:
+    game.seats[fact.proposer]["offers_made"] += 1
+    game.seats[fact.to]["offers_received"] += 1
+    game.seats_changed = True
+
+
 def _traded(game: _Game, r: Recorded, fact: ev.TradeAccepted) -> None:
+    seats = game.seats
+    seats[fact.acceptor]["accepted"] += 1
     if fact.to_acceptor and fact.to_proposer:
-        game.seats[fact.proposer]["trades"] += 1
-        game.seats[fact.acceptor]["trades"] += 1
+        seats[fact.proposer]["trades"] += 1
+        seats[fact.acceptor]["trades"] += 1
     elif fact.to_acceptor:
-        game.seats[fact.proposer]["donations"] += 1
+        seats[fact.proposer]["donations"] += 1
+        seats[fact.acceptor]["donations_received"] += 1
     elif fact.to_proposer:
-        game.seats[fact.acceptor]["donations"] += 1
+        seats[fact.acceptor]["donations"] += 1
+        seats[fact.proposer]["donations_received"] += 1
+    game.seats_changed = True
+
+
+def _declined(game: _Game, r: Recorded, fact: ev.TradeDeclined) -> None:
+    game.seats[fact.seat]["declined"] += 1
     game.seats_changed = True
 
 

@@ -95,6 +95,11 @@ scoreboard = Table(
     Column("harvests", Integer, nullable=False),
     Column("trades", Integer, nullable=False, comment="accepted trades, cards both ways"),
     Column("donations", Integer, nullable=False, comment="gave cards, got none"),
+    Column("donations_received", Integer, nullable=False, comment="got cards, gave none"),
+    Column("offers_made", Integer, nullable=False),
+    Column("offers_received", Integer, nullable=False),
+    Column("accepted", Integer, nullable=False, comment="offers to this seat it accepted"),
+    Column("declined", Integer, nullable=False, comment="offers to this seat it declined"),
     Column("planted", Integer, nullable=False),
     Column("winner", Boolean, nullable=False),
 )
@@ -109,4 +114,10 @@ leaderboard = Table(
     Column("wins", Integer, nullable=False, comment="shared wins count for each winner"),
     Column("total_score", Integer, nullable=False),
     Column("best_score", Integer, nullable=False),
+    Column("harvests", Integer, nullable=False),
+    Column("coins_earned", Integer, nullable=False),
+    Column("accepted", Integer, nullable=False, comment="offers to the player it accepted"),
+    Column("declined", Integer, nullable=False, comment="offers to the player it declined"),
+    Column("donations", Integer, nullable=False, comment="gave cards, got none"),
+    Column("donations_received", Integer, nullable=False, comment="got cards, gave none"),
 )

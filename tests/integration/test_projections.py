@@ -41,7 +41,7 @@ from domain.storage import persistence_env
 from projections import queries, tables
 from projections.engine import projection_engine, schema_of
 from projections.runner import Projector, Rebuilt
-from projections.scoreboards import Scoreboards
+from projections.scoreboards import STANDING_SUMS, Scoreboards
 from projections.tracking import Recorded
 from projections.views import Viewer
 from replays.forks import create_fork
@@ -309,6 +309,11 @@ class SeatLine:
     harvests: int
     trades: int
     donations: int
+    donations_received: int
+    offers_made: int
+    offers_received: int
+    accepted: int
+    declined: int
     planted: int
     winner: bool
 
@@ -322,10 +327,22 @@ def expected_lines(facts: Sequence[ev.Event]) -> list[SeatLine]:
     paid: Counter[int] = Counter()
     trades: Counter[int] = Counter()
     donations: Counter[int] = Counter()
+    received: Counter[int] = Counter()
+    made: Counter[int] = Counter()
+    asked: Counter[int] = Counter()
+    accepted: Counter[int] = Counter()
+    declined: Counter[int] = Counter()
     planted: Counter[int] = Counter()
     winners: set[int] = set()
     for fact in facts:
+        if isinstance(fact, ev.TradeAccepted):
+            accepted[fact.acceptor] += 1
         match fact:
+            case ev.TradeOffered(proposer=proposer, to=to):
+                made[proposer] += 1
+                asked[to] += 1
+            case ev.TradeDeclined(seat=seat):
+                declined[seat] += 1
             case ev.BeanPlanted(seat=seat):
                 planted[seat] += 1
             case ev.FieldHarvested(seat=seat, coins=coins):
@@ -338,10 +355,12 @@ def expected_lines(facts: Sequence[ev.Event]) -> list[SeatLine]:
             ):
                 trades[proposer] += 1
                 trades[acceptor] += 1
-            case ev.TradeAccepted(proposer=proposer, to_acceptor=given) if given:
+            case ev.TradeAccepted(proposer=proposer, acceptor=acceptor, to_acceptor=given) if given:
                 donations[proposer] += 1
-            case ev.TradeAccepted(acceptor=acceptor, to_proposer=given) if given:
+                received[acceptor] += 1
+            case ev.TradeAccepted(proposer=proposer, acceptor=acceptor, to_proposer=given) if given:
                 donations[acceptor] += 1
+                received[proposer] += 1
             case ev.GameEnded(winners=won):
                 winners = set(won)
     return [
@@ -352,6 +371,11 @@ def expected_lines(facts: Sequence[ev.Event]) -> list[SeatLine]:
             harvests[seat],
             trades[seat],
             donations[seat],
+            received[seat],
+            made[seat],
+            asked[seat],
+            accepted[seat],
+            declined[seat],
             planted[seat],
             seat in winners,
         )
@@ -393,7 +417,19 @@ def stored_lines(connection: Connection, game_id: UUID) -> list[SeatLine]:
     )
     return [
         SeatLine(
-            r.name, r.coins, r.coins_earned, r.harvests, r.trades, r.donations, r.planted, r.winner
+            r.name,
+            r.coins,
+            r.coins_earned,
+            r.harvests,
+            r.trades,
+            r.donations,
+            r.donations_received,
+            r.offers_made,
+            r.offers_received,
+            r.accepted,
+            r.declined,
+            r.planted,
+            r.winner,
         )
         for r in rows
     ]
@@ -411,10 +447,26 @@ def assert_tables_hold(engine: Engine, facts: dict[UUID, list[ev.Event]]) -> Non
             assert row.turns == 1 + sum(isinstance(fact, ev.TurnEnded) for fact in game)
             assert row.winners == (ended.winners if ended else None)
             assert row.sandbox == game[0].sandbox
-    overall = {
-        s.name: (s.games, s.wins, s.total_score, s.best_score) for s in queries.leaderboard(engine)
-    }
+    standings = queries.leaderboard(engine)
+    overall = {s.name: (s.games, s.wins, s.total_score, s.best_score) for s in standings}
     assert overall == expected_standings(facts)
+    sums = {s.name: tuple(getattr(s, column) for column in STANDING_SUMS) for s in standings}
+    assert sums == expected_sums(facts)
+
+
+def expected_sums(facts: dict[UUID, list[ev.Event]]) -> dict[str, tuple[int, ...]]:
+    """Per name over the games the leaderboard counts: the sums of their scoreboard lines'
+    STANDING_SUMS columns."""
+    sums: defaultdict[str, list[int]] = defaultdict(lambda: [0] * len(STANDING_SUMS))
+    for game in {repr(game): game for game in facts.values()}.values():
+        started = game[0]
+        assert isinstance(started, ev.GameStarted)
+        if ending(game) is None or started.sandbox:
+            continue
+        for line in expected_lines(game):
+            for index, column in enumerate(STANDING_SUMS):
+                sums[line.name][index] += getattr(line, column)
+    return {name: tuple(values) for name, values in sums.items()}
 
 
 def facts_up_to(app: Bohnanza, position: int) -> dict[UUID, list[ev.Event]]:

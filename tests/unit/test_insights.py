@@ -122,3 +122,24 @@ def test_bohnanza_stats_prints_each_seats_numbers_and_who_traded_with_whom(tmp_p
         runner.invoke(main, ["--database-url", url, "stats", game, "--json"]).output
     )
     assert [seat["name"] for seat in document["seats"]] == ["Ana", "Ben", "Cleo"]
+
+
+def test_bohnanza_leaderboard_prints_each_players_record_with_its_trading(tmp_path) -> None:
+    url = f"sqlite:///{tmp_path}/board.sqlite3"
+    runner = CliRunner()
+    for seed in ("5", "6"):
+        played = runner.invoke(
+            main, ["--database-url", url, "play", "--players", "Ana,Ben,Cleo", "--seed", seed]
+        )
+        assert played.exit_code == 0, played.output
+
+    shown = runner.invoke(main, ["--database-url", url, "leaderboard"])
+
+    assert shown.exit_code == 0, shown.output
+    header, *rows = shown.output.splitlines()
+    assert header.split()[:3] == ["PLAYER", "GAMES", "WINS"]
+    assert "ACCEPTS" in header
+    assert sorted(row.split()[0] for row in rows) == ["Ana", "Ben", "Cleo"]
+    assert all(row.split()[1] == "2" for row in rows)
+    empty = runner.invoke(main, ["--database-url", url, "leaderboard", "--players", "5"])
+    assert empty.output.strip() == "No ended games yet."
