@@ -125,3 +125,23 @@ def test_the_index_fits_a_phone(pages: Pages, site: Site) -> None:
 
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     screenshot(page, "index-390x844", full_page=False)
+
+
+def test_the_players_over_ended_games_are_listed_with_their_trading(
+    pages: Pages, site: Site
+) -> None:
+    board = {s["name"]: s for s in site.get("/api/leaderboard")["standings"]}
+    page = pages.open("/")
+    rows = page.locator("#standings-table tbody tr")
+
+    assert rows.count() == min(len(board), 20) > 0
+    ana = page.locator("#standings-table tbody tr", has=page.locator("th", has_text="Ana"))
+    cells = ana.locator("td").all_inner_texts()
+    assert cells[:2] == [str(board["Ana"]["games"]), str(board["Ana"]["wins"])]
+    rate = board["Ana"]["acceptance_rate"]
+    assert cells[5] == ("–" if rate is None else f"{round(rate * 100)}%")
+    ana.get_by_role("link", name="Ana").click()
+    page.wait_for_selector("main[data-ready=true]")
+    assert page.url == f"{site.base}/?player=Ana"
+    page.locator("#players").scroll_into_view_if_needed()
+    screenshot(page, "index-players-1366x850", full_page=False)

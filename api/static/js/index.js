@@ -1,6 +1,7 @@
 // The stored games, newest first, a page at a time, with their scores and filters (status,
 // player, ruleset) kept in the address (?status=&player=&ruleset=&page=); links to replay each
-// and, where this browser holds a token, to play a seat or go on recording.
+// and, where this browser holds a token, to play a seat or go on recording. Below them, the
+// players over ended games (of the ruleset chosen): wins, scores, harvests and trading.
 
 import { api, errorView } from "./api.js";
 import { fill, h, plural } from "./dom.js";
@@ -132,10 +133,53 @@ function pager(query, page) {
   );
 }
 
+const STANDINGS_SHOWN = 20;
+const percent = (value) => (value === null ? "–" : `${Math.round(value * 100)}%`);
+const decimal = (value) => (value === null ? "–" : value.toFixed(2));
+
+/** The leaderboard over ended games (for the ruleset chosen, if any): wins first. */
+function standingsTable(board, ruleset) {
+  const shown = board.standings.slice(0, STANDINGS_SHOWN);
+  if (!shown.length) return h("p", { id: "no-standings" }, ruleset ? `No ended ${ruleset} games yet.` : "No ended games yet.");
+  const columns = [
+    ["Games", (s) => String(s.games)],
+    ["Wins", (s) => String(s.wins)],
+    ["Win rate", (s) => percent(s.win_rate)],
+    ["Average score", (s) => s.average_score.toFixed(1)],
+    ["Coins per harvest", (s) => decimal(s.coins_per_harvest)],
+    ["Offers accepted", (s) => percent(s.acceptance_rate)],
+    ["Gifts given / got", (s) => `${s.donations} / ${s.donations_received}`],
+  ];
+  return [
+    h(
+      "div",
+      { class: "table-scroll", tabindex: 0, role: "region", "aria-label": "Players over ended games" },
+      h(
+        "table",
+        { class: "standings", id: "standings-table" },
+        h("caption", { class: "visually-hidden" }, `Players over ended ${ruleset ? `${ruleset} ` : ""}games, most wins first`),
+        h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Player"), columns.map(([name]) => h("th", { scope: "col" }, name)))),
+        h("tbody", {}, shown.map((standing) => h("tr", {}, h("th", { scope: "row" }, h("a", { href: address({ player: standing.name }) }, standing.name)), columns.map(([, cell]) => h("td", {}, cell(standing)))))),
+      ),
+    ),
+    board.standings.length > shown.length ? h("p", { class: "hint" }, `The first ${shown.length} of ${board.standings.length} players.`) : null,
+  ];
+}
+
+async function showStandings(query) {
+  const standings = document.getElementById("standings");
+  try {
+    const board = await api("/api/leaderboard", { query: { ruleset: query.ruleset || null } });
+    fill(standings, standingsTable(board, query.ruleset));
+  } catch (error) {
+    fill(standings, errorView(error));
+  }
+}
+
 async function start() {
   const query = wanted();
   const asking = { limit: PAGE_SIZE, offset: (query.page - 1) * PAGE_SIZE, status: query.status || null, player: query.player || null, ruleset: query.ruleset || null };
-  const [page] = await Promise.all([api("/api/games", { query: asking }).catch((error) => error), filterForm(query)]);
+  const [page] = await Promise.all([api("/api/games", { query: asking }).catch((error) => error), filterForm(query), showStandings(query)]);
   if (page instanceof Error) {
     fill(box, errorView(page));
   } else if (!page.games.length) {
