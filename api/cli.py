@@ -65,6 +65,11 @@ COMMANDS = {
         "export_command",
         "Write a stored game as a portable JSON record, bohnanza-record/1 or /2 (GAME: id or id prefix).",
     ),
+    "plays": Entry(
+        "api.cli_records",
+        "plays_command",
+        "Finished games as plays for BG Stats or BoardGameGeek (GAME: id or id prefix; none: all).",
+    ),
     "import": Entry(
         "api.cli_records",
         "import_command",

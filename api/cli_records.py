@@ -19,6 +19,7 @@ from domain.rules import events as ev
 from domain.rules.errors import BohnanzaError
 from domain.rules.rulesets import PRESETS
 from projections.runner import Projector
+from replays.exports import NotAPlay, Play, bgg, bgstats
 from replays.games import (
     AlreadyImported,
     annotations_of,
@@ -104,7 +105,12 @@ def export_command(
         document = export_game(
             app, game_id, annotations=notes, date=date, place=place, tags=tags or None
         )
-    text = dumps(document)
+    done = f"Exported game {game_id} to {output} ({len(document['commands'])} commands)"
+    _write(dumps(document), output, done)
+
+
+def _write(text: str, output: str | None, done: str) -> None:
+    """`text` to standard output, or to the file `output` and then `done` said."""
     if output is None:
         click.echo(text, nl=False)
         return
@@ -112,7 +118,46 @@ def export_command(
         Path(output).write_text(text, encoding="utf-8")
     except OSError as error:
         raise click.FileError(output, error.strerror or str(error)) from None
-    click.echo(f"Exported game {game_id} to {output} ({len(document['commands'])} commands)")
+    click.echo(done)
+
+
+@click.command("plays")
+@click.argument("games", metavar="[GAME]...", nargs=-1)
+@click.option(
+    "--format",
+    "kind",
+    type=click.Choice(["bgstats", "bgg"]),
+    default="bgstats",
+    show_default=True,
+    help="bgstats: a BG Stats import file (JSON); bgg: BoardGameGeek's play log (XML API2).",
+)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file.")
+@click.pass_context
+def plays_command(
+    ctx: click.Context, games: tuple[str, ...], kind: str, output: str | None
+) -> None:
+    """Finished games as plays for BG Stats or BoardGameGeek (GAME: id or id prefix; none: all).
+
+    Each play holds its date (when the game started, UTC), its length, the players in turn
+    order with their scores, the winners and the start player, and a comment naming the
+    edition and the game. Running games and what-if forks are no plays: named, they are
+    refused; unnamed, they are left out."""
+    with open_store(ctx) as app:
+        if games:
+            ids = [_game(app, ref) for ref in games]
+        else:
+            ids = [game.game_id for game in app.games() if game.ended]
+        found: list[Play] = []
+        for game_id in ids:
+            try:
+                found.append(
+                    Play.stored(game_id, app.recorded_facts(game_id), app.corrected_facts(game_id))
+                )
+            except NotAPlay as error:
+                if games:  # asked for by name: say why it is no play
+                    raise click.ClickException(str(error)) from None
+    text = json.dumps(bgstats(found), indent=2) + "\n" if kind == "bgstats" else bgg(found) + "\n"
+    _write(text, output, f"Wrote {len(found)} play{'s' if len(found) != 1 else ''} to {output}")
 
 
 @click.command("import")

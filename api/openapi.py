@@ -151,6 +151,8 @@ GAME_OPERATIONS = {
     "forks": ("lineage", "The game's forks and the game it was forked from"),
     "comparison": ("comparison", "A fork beside its parent"),
     "record": ("export_record", "The game's portable record"),
+    "bgstats": ("bgstats_play", "The finished game as a BG Stats play"),
+    "bgg": ("bgg_play", "The finished game as a BoardGameGeek play (XML)"),
     "verification": ("verify_game", "Verify the game under a ruleset"),
     "audit": ("audit", "The game's audit"),
 }

@@ -15,13 +15,14 @@ from flask import Response, jsonify
 from domain.request_keys import AppliedRequest
 from domain.rules.errors import Forbidden
 from replays import annotations, games
+from replays.exports import NotAPlay, Play, bgg, bgstats
 from replays.record import parse_record
 from replays.record import schema as published_schema
 from replays.verify import what_if
 
 from . import schemas
 from .blueprint import Blueprint
-from .errors import documented, takes_records
+from .errors import ApiError, documented, takes_records
 from .games import (
     AUDITOR_OR_NONE,
     TOKEN_AUDITOR_OR_NONE,
@@ -42,6 +43,47 @@ blp = Blueprint(
     url_prefix="/api",
     description="The portable game record (bohnanza-record/1 and /2): export, import, verify, audit.",
 )
+
+
+def _play(game_id: UUID) -> Play:
+    """The game as a play to log: 409 `not_a_play` for a running game or a what-if fork."""
+    views = services().views
+    try:
+        return Play.stored(game_id, views.facts(game_id), views.corrected(game_id))
+    except NotAPlay as error:
+        raise ApiError(409, "not_a_play", str(error)) from None
+
+
+@blp.route("/games/<uuid:game_id>/plays/bgstats", methods=["GET"])
+@blp.response(200, schemas.BGStatsSchema)
+@documented(blp, 404, 409)
+def bgstats_play(game_id: UUID) -> dict[str, Any]:
+    """The finished game as a BG Stats play.
+
+    A BG Stats import document (`players`, `locations`, `games`, `plays`, as BG Stats writes its
+    own export files) holding this one play: its date (when the game started, UTC), its length,
+    each player's score, the winners, the start player and the turn order, and a comment naming
+    the edition and the game. A running game or a what-if fork is no play: 409 `not_a_play`."""
+    return bgstats([_play(game_id)])
+
+
+@blp.route("/games/<uuid:game_id>/plays/bgg", methods=["GET"])
+@blp.doc(
+    responses={
+        "200": {
+            "description": "BoardGameGeek's play log, as its XML API2 lists plays",
+            "content": {"application/xml": {"schema": {"type": "string"}}},
+        }
+    }
+)
+@documented(blp, 404, 409)
+def bgg_play(game_id: UUID) -> Response:
+    """The finished game as a BoardGameGeek play.
+
+    The `<plays>` document BoardGameGeek's XML API2 returns for a play log, with this one play:
+    Bohnanza (object id 11), the date, the length, each player's name, start position, score and
+    win. A running game or a what-if fork is no play: 409 `not_a_play`."""
+    return Response(bgg([_play(game_id)]), mimetype="application/xml")
 
 
 def _open_record(game_id: UUID) -> None:

@@ -1296,6 +1296,24 @@ class ComparisonSchema(Schema):
 # --- records ------------------------------------------------------------------------------------
 
 
+class BGStatsSchema(Schema):
+    """A BG Stats import document (its fields as BG Stats writes its own export files)."""
+
+    about = fields.String(required=True)
+    players = fields.List(fields.Dict(), required=True)
+    locations = fields.List(fields.Dict(), required=True)
+    games = fields.List(fields.Dict(), required=True)
+    plays = fields.List(
+        fields.Dict(),
+        required=True,
+        metadata={
+            "description": "Each play: uuid (the game's id), gameRefId, locationRefId, playDate, "
+            "durationMin, rounds (turns), board (the edition), comments, and playerScores "
+            "(playerRefId, score, winner, startPlayer, rank, seatOrder, newPlayer)"
+        },
+    )
+
+
 class ExportQuerySchema(Schema):
     place = fields.String(
         validate=[validate.Length(min=1, max=200), printable],

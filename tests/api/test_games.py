@@ -534,6 +534,8 @@ def test_the_openapi_document_lists_every_endpoint(client: FlaskClient) -> None:
         "/api/games/{game_id}/live",
         "/api/games/{game_id}/scoreboard",
         "/api/games/{game_id}/stats",
+        "/api/games/{game_id}/plays/bgstats",
+        "/api/games/{game_id}/plays/bgg",
         "/api/leaderboard",
         "/api/health",
         "/api/rulesets",
