@@ -264,6 +264,28 @@ def test_the_record_is_exported_as_a_json_download(pages: Pages, site: Site) -> 
     assert record["header"]["seats"] == ["Ana", "Ben", "Cleo", "Dan"]
 
 
+def test_a_finished_game_is_downloaded_as_a_bg_stats_or_a_boardgamegeek_play(
+    pages: Pages, site: Site
+) -> None:
+    page = pages.open(replay_path(site, 10))
+
+    with page.expect_download() as download:
+        page.click("#export-bgstats")
+    document = json.loads(Path(download.value.path()).read_text())
+    assert download.value.suggested_filename.endswith(".bgsplay")
+    assert [p["name"] for p in document["players"]] == ["Ana", "Ben", "Cleo", "Dan"]
+    assert document["plays"][0]["uuid"] == site.finished.id
+    with page.expect_download() as download:
+        page.click("#export-bgg")
+    assert '<plays total="1">' in Path(download.value.path()).read_text()
+
+
+def test_a_running_game_offers_no_play_to_download(pages: Pages, site: Site) -> None:
+    game = site.new_game()
+    page = pages.open(f"/games/{game.id}/replay")
+    assert page.locator("#export-bgstats").count() == 0
+
+
 def test_the_viewer_fits_a_phone_screen(pages: Pages, site: Site) -> None:
     position = a_draw_by_ana(site)
     page = pages.open(replay_path(site, position), viewport=PHONE)

@@ -241,12 +241,33 @@ function fillPerspectives() {
 
 /** The record names every card: offered once it is open to all, and said so before. */
 function showRecordOffer() {
+  const play = state.over && !state.summary.sandbox;
   fill(
     ui.record,
     state.openToAll
       ? button("Export record", exportRecord, { id: "export" })
       : h("span", { class: "muted", id: "export-later" }, state.over ? "The record opens once the game it was forked from is over." : "The record opens once the game is over."),
+    play ? [" ", button("BG Stats play", () => downloadPlay("bgstats"), { id: "export-bgstats", title: "The game as a play to import into BG Stats" }), " ", button("BGG play", () => downloadPlay("bgg"), { id: "export-bgg", title: "The game as BoardGameGeek's play log (XML)" })] : null,
   );
+}
+
+/** A finished game as a play for BG Stats (JSON) or BoardGameGeek (XML), downloaded. */
+async function downloadPlay(kind) {
+  try {
+    const response = await fetch(`${base}/plays/${kind}`, { cache: "no-store" });
+    if (!response.ok) throw new ApiError(response.status, await response.json().catch(() => null));
+    const type = kind === "bgg" ? "application/xml" : "application/json";
+    const name = `bohnanza-${gameId}.${kind === "bgg" ? "bgg.xml" : "bgsplay"}`;
+    const url = URL.createObjectURL(new Blob([await response.text()], { type }));
+    const link = h("a", { href: url, download: name });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    say(ui.message, kind === "bgg" ? "The BoardGameGeek play was downloaded." : "The BG Stats play was downloaded: open it with BG Stats.", "ok");
+  } catch (error) {
+    fill(ui.message, errorView(error));
+  }
 }
 
 // --- stepping -----------------------------------------------------------------------------------
