@@ -330,5 +330,6 @@ def test_the_game_in_numbers_shows_each_seats_negotiation_as_the_api_counts_it(
     matrix = page.locator("#numbers-matrix tbody tr").first.locator("td").all_inner_texts()
     assert matrix == ["–", *(str(count) for count in stats["traded_with"][0][1:])]
     assert "The lead changed hands" in page.inner_text("#numbers-lead")
+    assert page.locator("#numbers-chart svg g").count() == 4
     page.locator("#numbers").scroll_into_view_if_needed()
     screenshot(page, "replay-numbers-390x844", full_page=False)

@@ -5,7 +5,7 @@
 
 import { api, errorView } from "./api.js";
 import { label } from "./beans.js";
-import { fill, h, plural } from "./dom.js";
+import { fill, h, plural, s } from "./dom.js";
 
 const COLUMNS = [
   ["Offers made", (s) => `${s.offers_made} (${s.offers_accepted} taken, ${s.withdrawn} withdrawn)`],
@@ -79,6 +79,39 @@ function leads(stats) {
   return h("p", { id: "numbers-lead" }, changes.length ? `The lead changed hands ${plural(changes.length, "time")} — ${changes.join("; ")}.` : "Nobody has scored yet.");
 }
 
+/** A small chart: each seat's offers made, the part of them taken, and the offers it accepted
+ *  (the same figures as the table, which is its text alternative). */
+function offersChart(stats) {
+  const most = Math.max(1, ...stats.seats.map((seat) => Math.max(seat.offers_made, seat.offers_received)));
+  const width = 300;
+  const row = 30;
+  const left = 70;
+  const scale = (count) => (count / most) * (width - left - 10);
+  const svg = s(
+    "svg",
+    { viewBox: `0 0 ${width} ${row * stats.seats.length + 6}`, class: "offers-chart", "aria-hidden": "true", focusable: "false" },
+    stats.seats.map((seat, index) => {
+      const y = index * row + 4;
+      return s(
+        "g",
+        {},
+        s("text", { x: 0, y: y + 15, class: "label" }, seat.name),
+        s("rect", { x: left, y, width: scale(seat.offers_made), height: 11, class: "made" }),
+        s("rect", { x: left, y, width: scale(seat.offers_accepted), height: 11, class: "taken" }),
+        s("rect", { x: left, y: y + 13, width: scale(seat.accepted), height: 9, class: "accepted" }),
+      );
+    }),
+  );
+  const summary = stats.seats.map((seat) => `${seat.name}: ${seat.offers_made} offers, ${seat.offers_accepted} taken; accepted ${seat.accepted} of ${seat.offers_received}`).join("; ");
+  return h(
+    "figure",
+    { class: "chart offers", id: "numbers-chart" },
+    h("span", { class: "visually-hidden" }, summary),
+    svg,
+    h("figcaption", {}, h("span", { class: "key made" }), " offers made ", h("span", { class: "key taken" }), " of them taken ", h("span", { class: "key accepted" }), " offers accepted"),
+  );
+}
+
 /** The section; `ask()` gives the request options (the viewer's token and perspective). */
 export class NumbersPanel {
   constructor({ base, ask }) {
@@ -105,7 +138,7 @@ export class NumbersPanel {
   async load() {
     try {
       const stats = await api(`${this.base}/stats`, this.ask());
-      fill(this.body, seatsTable(stats), matrixTable(stats), leads(stats), wasted(stats));
+      fill(this.body, offersChart(stats), seatsTable(stats), matrixTable(stats), leads(stats), wasted(stats));
       this.element.dataset.loaded = "true";
     } catch (error) {
       fill(this.body, errorView(error));
