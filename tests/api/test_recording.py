@@ -200,23 +200,28 @@ def test_a_digital_game_takes_no_corrections(client: FlaskClient, game: CreatedG
     assert_envelope(command(client, game, game.host(), type="undo"), 403, "forbidden")
 
 
+REVEAL_GREEN = {"type": "reveal", "seat": 0, "cards": ["green", "soy"]}
+"""The reveal as it really was, where Red, Soy was entered."""
+
+
+def red_planted_then_corrected(
+    client: FlaskClient, unknown: CreatedGame, changes: list[dict[str, Any]]
+) -> Any:
+    """Ana plants Blue, reveals Red and Soy, ends trading and plants the Red (entries 0–3); then
+    the host sends a correction with these changes. The correction's response."""
+    host = unknown.host()
+    command(client, unknown, host, type="plant", seat=0, field=0, bean="blue")
+    command(client, unknown, host, type="reveal", cards=["red", "soy"])
+    command(client, unknown, host, type="end-trading", seat=0)
+    command(client, unknown, host, type="plant", seat=0, field=1, bean="red")
+    return command(client, unknown, host, type="correct", changes=changes)
+
+
 def test_a_correction_is_refused_with_the_entry_it_makes_illegal(
     client: FlaskClient, unknown: CreatedGame
 ) -> None:
-    command(client, unknown, unknown.host(), type="plant", seat=0, field=0, bean="blue")
-    command(client, unknown, unknown.host(), type="reveal", cards=["red", "soy"])
-    command(client, unknown, unknown.host(), type="end-trading", seat=0)
-    command(client, unknown, unknown.host(), type="plant", seat=0, field=1, bean="red")
-
-    answer = command(
-        client,
-        unknown,
-        unknown.host(),
-        type="correct",
-        changes=[
-            {"entry": 1, "action": "replace", "command": {"type": "reveal", "seat": 0, "cards": ["green", "soy"]}}
-        ],
-    )  # fmt: skip
+    changes = [{"entry": 1, "action": "replace", "command": REVEAL_GREEN}]
+    answer = red_planted_then_corrected(client, unknown, changes)
 
     body = assert_envelope(answer, 409, "rule_violation")
     assert (
@@ -228,18 +233,11 @@ def test_a_correction_is_refused_with_the_entry_it_makes_illegal(
 def test_a_correction_that_also_changes_the_entry_it_made_illegal_is_taken(
     client: FlaskClient, unknown: CreatedGame
 ) -> None:
-    command(client, unknown, unknown.host(), type="plant", seat=0, field=0, bean="blue")
-    command(client, unknown, unknown.host(), type="reveal", cards=["red", "soy"])
-    command(client, unknown, unknown.host(), type="end-trading", seat=0)
-    command(client, unknown, unknown.host(), type="plant", seat=0, field=1, bean="red")
-
-    answer = command(
+    answer = red_planted_then_corrected(
         client,
         unknown,
-        unknown.host(),
-        type="correct",
-        changes=[
-            {"entry": 1, "action": "replace", "command": {"type": "reveal", "seat": 0, "cards": ["green", "soy"]}},
+        [
+            {"entry": 1, "action": "replace", "command": REVEAL_GREEN},
             {"entry": 3, "action": "replace", "command": {"type": "plant", "seat": 0, "field": 1, "bean": "green"}},
         ],
     )  # fmt: skip
@@ -252,19 +250,12 @@ def test_a_correction_that_also_changes_the_entry_it_made_illegal_is_taken(
 def test_a_correction_refused_after_an_insert_names_the_illegal_entry_as_recorded(
     client: FlaskClient, unknown: CreatedGame
 ) -> None:
-    command(client, unknown, unknown.host(), type="plant", seat=0, field=0, bean="blue")
-    command(client, unknown, unknown.host(), type="reveal", cards=["red", "soy"])
-    command(client, unknown, unknown.host(), type="end-trading", seat=0)
-    command(client, unknown, unknown.host(), type="plant", seat=0, field=1, bean="red")
-
-    answer = command(
+    answer = red_planted_then_corrected(
         client,
         unknown,
-        unknown.host(),
-        type="correct",
-        changes=[
+        [
             {"entry": 1, "action": "insert", "command": {"type": "harvest", "seat": 0, "field": 0}},
-            {"entry": 1, "action": "replace", "command": {"type": "reveal", "seat": 0, "cards": ["green", "soy"]}},
+            {"entry": 1, "action": "replace", "command": REVEAL_GREEN},
         ],
     )  # fmt: skip
 
