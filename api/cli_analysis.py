@@ -12,9 +12,9 @@ import json
 import click
 
 from domain.rules import events as ev
+from projections.insights import insights
 from projections.views import AUDITOR_VIEWER, HOST_VIEWER, PUBLIC_VIEWER, Viewer
 from replays import annotations, forks
-from replays.insights import insights
 
 from .cli_support import find_game, open_store, table
 

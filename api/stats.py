@@ -7,7 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from projections import queries
-from replays.insights import insights
+from projections.insights import game_insights
 
 from . import schemas
 from .blueprint import Blueprint
@@ -50,21 +50,27 @@ def scoreboard(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 
 
 @blp.route("/games/<uuid:game_id>/stats", methods=["GET"])
+@blp.arguments(schemas.PositionQuerySchema(), location="query")
 @blp.response(200, schemas.GameInsightsSchema)
 @blp.doc(security=SEAT_TOKEN_OR_NONE)
-@documented(blp, 401, 404)
-def game_stats(game_id: UUID) -> dict[str, Any]:
+@documented(blp, 401, 404, 422)
+def game_stats(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
     """The game's numbers per seat, as the caller may read them.
 
     Offers made, received, accepted, declined and withdrawn; trades and donations; the cards each
     seat gave and got; harvests, coins earned and the harvests past their beanometer tier; cards
     discarded unplanted; the turn a third field was bought; who traded with whom; the turns the
-    lead changed. Counted from the facts as the caller saw them (a seat's token: that seat; none:
-    the public), so while a game with secret coin counts runs, another seat's coins and the
-    lead are null."""
+    lead changed. Read from the insights read model, which counts the facts as the table saw
+    them; as the caller may read them (a seat's token: that seat; none: the public), so while a
+    game with secret coin counts runs, another seat's coins and the lead are null. Like the
+    scoreboard, the answer waits (up to 5 s, then 503 `read_models_behind`) until the read models
+    have what the store held when it was asked."""
     _summary(game_id)  # a 404 for a game that does not exist
     viewer = viewer_for(game_id, caller_for(game_id))
-    return insights(services().views.corrected(game_id), viewer).to_dict()
+    wait_for_read_models(query.get("after_position"), whole_store=True)
+    found = game_insights(services().engine, game_id, viewer)
+    assert found is not None, "the read models hold every game the store held when asked"
+    return found.to_dict()
 
 
 @blp.route("/leaderboard", methods=["GET"])

@@ -25,6 +25,7 @@ from domain.storage import first_line
 
 from . import tracking
 from .engine import projection_engine, schema_of
+from .insights import GameInsights
 from .scoreboards import Scoreboards
 from .tables import metadata
 from .tables import tracking as tracking_table
@@ -78,7 +79,7 @@ class _Advance:
 def default_projections(app: Bohnanza) -> list[Projection]:
     """Every projection the service keeps (reading a game's history from `app` when a
     correction changes it)."""
-    return [Scoreboards(history=app.corrected_facts)]
+    return [Scoreboards(history=app.corrected_facts), GameInsights(history=app.corrected_facts)]
 
 
 class Projector:

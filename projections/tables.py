@@ -121,3 +121,15 @@ leaderboard = Table(
     Column("donations", Integer, nullable=False, comment="gave cards, got none"),
     Column("donations_received", Integer, nullable=False, comment="got cards, gave none"),
 )
+
+insights = Table(
+    "projection_insights",
+    metadata,
+    Column("game_id", Uuid, primary_key=True),
+    Column(
+        "numbers",
+        JSON,
+        nullable=False,
+        comment="projections.insights.Numbers, as the table saw them",
+    ),
+)

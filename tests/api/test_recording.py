@@ -14,6 +14,8 @@ from domain.bots import simulate
 from domain.rules import commands as cmd
 from domain.rules import events as ev
 from domain.rules.transcript import commands_from_facts, redecide
+from projections.insights import insights
+from projections.views import PUBLIC_VIEWER
 
 from .support import CreatedGame, assert_envelope, command, create_game, version_of
 
@@ -332,7 +334,7 @@ def test_the_entries_are_the_hosts_while_the_game_runs(
 
 
 def test_a_correction_after_the_end_changes_the_winner_in_the_scoreboard_and_leaderboard(
-    client: FlaskClient,
+    web: Flask, client: FlaskClient
 ) -> None:
     facts = redecide(simulate("rio-grande", 3, seed=1), tabletop=True)
     game = create_game(client, mode="tabletop", start_seat=facts[0].start_seat)
@@ -361,6 +363,12 @@ def test_a_correction_after_the_end_changes_the_winner_in_the_scoreboard_and_lea
     }
     assert {("Ben", 0), ("Cleo", 1)} <= standings
     assert position < answer.get_json()["version"]
+    numbers = client.get(f"{game.url}/stats").get_json()
+    app = web.extensions["bohnanza"].get().app
+    assert numbers == insights(app.facts(uuid.UUID(game.id)), PUBLIC_VIEWER).to_dict()
+    assert [seat["harvests"] for seat in numbers["seats"]] == [
+        before["harvests"] + (seat == 1) for seat, before in enumerate(board["seats"])
+    ]
 
 
 # --- records --------------------------------------------------------------------------------------

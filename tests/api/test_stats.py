@@ -9,8 +9,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from domain.bots import BOTS, Table, play_stored
+from projections.insights import insights
 from projections.views import PUBLIC_VIEWER
-from replays.insights import insights
 
 from .support import assert_envelope, create_game, documented_schema
 

@@ -27,9 +27,10 @@ from uuid import UUID
 import pytest
 from click.testing import CliRunner
 from eventsourcing.persistence import OperationalError
-from sqlalchemy import Connection, Engine, exc, inspect, select
+from sqlalchemy import Connection, Engine, exc, func, inspect, select
 
 from api.cli import main
+from domain.aggregate import STORED_TYPES
 from domain.application import Bohnanza
 from domain.bots import simulate
 from domain.network import DEAD_NETWORK_SECONDS, RECONNECT_SECONDS
@@ -40,10 +41,11 @@ from domain.rules.transcript import commands_from_facts
 from domain.storage import persistence_env
 from projections import queries, tables
 from projections.engine import projection_engine, schema_of
+from projections.insights import GameInsights, game_insights, insights
 from projections.runner import Projector, Rebuilt
 from projections.scoreboards import STANDING_SUMS, Scoreboards
 from projections.tracking import Recorded
-from projections.views import Viewer
+from projections.views import AUDITOR_VIEWER, Viewer
 from replays.forks import create_fork
 from replays.games import export_game, import_record
 from tests.conftest import PostgresTestDatabase
@@ -470,18 +472,32 @@ def expected_sums(facts: dict[UUID, list[ev.Event]]) -> dict[str, tuple[int, ...
 
 
 def facts_up_to(app: Bohnanza, position: int) -> dict[UUID, list[ev.Event]]:
-    """The store's facts up to a position, by game."""
+    """The store's facts up to a position, by game (the store's other aggregates left out)."""
     facts: dict[UUID, list[ev.Event]] = defaultdict(list)
-    for notification in app.recorder.select_notifications(1, position, stop=position):
+    topics = [stored.TOPIC for stored in STORED_TYPES.values()]
+    for notification in app.recorder.select_notifications(
+        1, position, stop=position, topics=topics
+    ):
         stored: Any = app.mapper.to_domain_event(notification)
         facts[stored.originator_id].append(stored.fact())
     return dict(facts)
 
 
-def tracked_position(engine: Engine) -> int:
+def assert_insights_hold(app: Bohnanza, engine: Engine) -> None:
+    """The insights table holds, per game, the numbers of its facts up to the insights
+    projection's own position, counted straight from them."""
+    facts = facts_up_to(app, tracked_position(engine, "insights"))
+    with engine.connect() as connection:
+        counted = connection.scalar(select(func.count()).select_from(tables.insights))
+    assert counted == len(facts)
+    for game_id, game in facts.items():
+        assert game_insights(engine, game_id, AUDITOR_VIEWER) == insights(game, AUDITOR_VIEWER)
+
+
+def tracked_position(engine: Engine, name: str = "scoreboards") -> int:
     with engine.connect() as connection:
         found = connection.scalar(
-            select(tables.tracking.c.position).where(tables.tracking.c.name == "scoreboards")
+            select(tables.tracking.c.position).where(tables.tracking.c.name == name)
         )
     return found or 0
 
@@ -640,9 +656,16 @@ def test_catching_up_after_every_command_builds_what_a_rebuild_from_scratch_buil
 ) -> None:
     rebuilt = store.projector.rebuild()
 
-    assert rebuilt == Rebuilt(store.end, {"scoreboards": events_read(store.app, Scoreboards)})
+    assert rebuilt == Rebuilt(
+        store.end,
+        {
+            "scoreboards": events_read(store.app, Scoreboards),
+            "insights": events_read(store.app, GameInsights),
+        },
+    )
     assert dump(store.engine) == store.incremental
     assert_tables_hold(store.engine, store.facts)
+    assert_insights_hold(store.app, store.engine)
 
 
 @pytest.mark.slow  # the module's 34 bot games on each store
@@ -656,35 +679,41 @@ class Crash(Exception):
     pass
 
 
-class CrashingScoreboards(Scoreboards):
-    """Writes half of its third batch's rows, then fails, as a crash mid-batch would."""
+class CrashingOnItsThirdBatch:
+    """A projection that writes half of its third batch's rows, then fails, as a crash mid-batch
+    would."""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, projection: Scoreboards | GameInsights) -> None:
+        self.projection = projection
+        self.name, self.topics, self.tables = projection.name, projection.topics, projection.tables
         self.batches = 0
 
     def process(self, connection: Connection, batch: Sequence[Recorded]) -> None:
         self.batches += 1
         if self.batches == 3:
-            super().process(connection, batch[: len(batch) // 2])
+            self.projection.process(connection, batch[: len(batch) // 2])
             raise Crash("injected in the middle of a batch")
-        super().process(connection, batch)
+        self.projection.process(connection, batch)
 
 
 @pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.parametrize("projection", [Scoreboards, GameInsights], ids=["scoreboards", "insights"])
 def test_a_batch_that_fails_midway_leaves_no_trace_and_is_processed_once_later(
-    store: PlayedStore,
+    store: PlayedStore, projection: type[Scoreboards | GameInsights]
 ) -> None:
-    crashing = Projector(store.app, store.engine, [CrashingScoreboards()])
+    crashing = Projector(store.app, store.engine, [CrashingOnItsThirdBatch(projection())])
     crashing.reset()
 
     with pytest.raises(Crash):
         crashing.catch_up(batch_size=200)
 
-    two_batches = store.app.recorder.select_notifications(1, 400, topics=Scoreboards.topics)
-    position = tracked_position(store.engine)
+    two_batches = store.app.recorder.select_notifications(1, 400, topics=projection.topics)
+    position = tracked_position(store.engine, projection.name)
     assert position == two_batches[-1].id
-    assert_tables_hold(store.engine, facts_up_to(store.app, position))
+    if projection is Scoreboards:
+        assert_tables_hold(store.engine, facts_up_to(store.app, position))
+    else:
+        assert_insights_hold(store.app, store.engine)
     assert store.projector.catch_up() == store.end - position
     assert dump(store.engine) == store.incremental
 
@@ -725,6 +754,7 @@ def test_a_projector_killed_during_a_rebuild_resumes_without_loss_or_double_coun
     killed_at = tracked_position(store.engine)
     assert 0 < killed_at < store.end
     assert_tables_hold(store.engine, facts_up_to(store.app, killed_at))
+    assert_insights_hold(store.app, store.engine)
     with Projector.for_url(store.app, store.url) as resumed:
         assert resumed.catch_up() == store.end - killed_at
     assert dump(store.engine) == store.incremental
@@ -749,7 +779,7 @@ def test_two_projectors_catching_up_at_once_in_threads_count_every_event_once(
     if second_engine is not store.engine:
         second_engine.dispose()
 
-    assert sum(advanced) == store.end
+    assert sum(advanced) == store.end * len(first.projections)  # each projection read it all
     assert dump(store.engine) == store.incremental
 
 
@@ -793,7 +823,8 @@ def test_two_projector_processes_catching_up_at_once_count_every_event_once(
     outputs = [process.communicate("go\n", timeout=120)[0] for process in processes]
 
     assert all(process.returncode == 0 for process in processes)
-    assert sum(int(output) for output in outputs) == store.end
+    projections = len(store.projector.projections)  # each projection reads the store once
+    assert sum(int(output) for output in outputs) == store.end * projections
     assert dump(store.engine) == store.incremental
 
 
@@ -822,16 +853,22 @@ def test_the_cli_rebuilds_the_projections_and_reports_them_up_to_date(
     rebuilt = runner.invoke(main, ["--database-url", store.url, "projections", "rebuild"])
     status = runner.invoke(main, ["--database-url", store.url, "projections", "status"])
 
-    header, line = behind.output.splitlines()
+    header, *lines = behind.output.splitlines()
     assert header.split() == ["PROJECTION", "POSITION", "STORE", "STATE"]
-    assert line.split() == ["scoreboards", "0", str(store.end), str(store.end), "events", "behind"]
+    end = str(store.end)
+    assert [line.split() for line in lines] == [
+        [name, "0", end, end, "events", "behind"] for name in ("scoreboards", "insights")
+    ]
     assert rebuilt.exit_code == 0, rebuilt.output
-    read = events_read(store.app, Scoreboards)
-    assert f"Rebuilt scoreboards from {read} events, the store up to position {store.end}." in (
-        rebuilt.output
+    read = events_read(store.app, Scoreboards), events_read(store.app, GameInsights)
+    assert (
+        f"Rebuilt scoreboards from {read[0]} events and insights from {read[1]} events, "
+        f"the store up to position {end}." in rebuilt.output
     )
-    _, line = status.output.splitlines()
-    assert line.split() == ["scoreboards", str(store.end), str(store.end), "up", "to", "date"]
+    _, *lines = status.output.splitlines()
+    assert [line.split() for line in lines] == [
+        [name, end, end, "up", "to", "date"] for name in ("scoreboards", "insights")
+    ]
     assert dump(store.engine) == store.incremental
 
 
@@ -849,7 +886,9 @@ def test_the_cli_reports_the_events_a_rebuild_read_where_the_store_s_positions_h
         end, stored, read = app.position(), len(stored_events(app)), events_read(app, Scoreboards)
     assert end > stored
 
-    rebuilt = CliRunner().invoke(main, ["--database-url", url, "projections", "rebuild"])
+    rebuilt = CliRunner().invoke(
+        main, ["--database-url", url, "projections", "rebuild", "scoreboards"]
+    )
 
     assert rebuilt.exit_code == 0, rebuilt.output
     assert f"Rebuilt scoreboards from {read} events, the store up to position {end}." in (
@@ -862,7 +901,7 @@ def stored_events(app: Bohnanza, topics: Sequence[str] = ()) -> list[Any]:
     return app.recorder.select_notifications(1, 10**9, topics=topics)
 
 
-def events_read(app: Bohnanza, projection: type[Scoreboards]) -> int:
+def events_read(app: Bohnanza, projection: type[Scoreboards | GameInsights]) -> int:
     """How many events of the store a projection reads: those of its topics."""
     return len(stored_events(app, projection.topics))
 
@@ -897,6 +936,7 @@ def test_catching_up_after_every_command_of_a_game_builds_what_a_rebuild_builds(
 
     assert dump(projector.engine) == incremental
     assert_tables_hold(projector.engine, {game.game_id: game.facts for game in games})
+    assert_insights_hold(app, projector.engine)
 
 
 def test_a_sandbox_fork_has_a_scoreboard_but_the_leaderboard_does_not_count_it(
@@ -916,6 +956,7 @@ def test_a_sandbox_fork_has_a_scoreboard_but_the_leaderboard_does_not_count_it(
     assert_tables_hold(
         projector.engine, {parent.game_id: parent.facts, fork.game_id: app.facts(fork.game_id)}
     )
+    assert_insights_hold(app, projector.engine)
 
 
 def test_a_copy_of_an_ended_game_is_listed_but_the_leaderboard_counts_the_game_once(
@@ -965,7 +1006,7 @@ def test_wait_returns_once_the_projections_reach_the_position(
     projector.wait(started.position or 0, timeout=10)
 
     later.join()
-    assert [s.position for s in projector.status()] == [started.position]
+    assert [s.position for s in projector.status()] == [started.position] * 2
 
 
 def test_wait_times_out_while_the_projections_stay_behind(

@@ -1,4 +1,4 @@
-"""A game's numbers (`replays.insights`): they agree with the facts counted directly, and tell a
+"""A game's numbers (`projections.insights`): they agree with the facts counted directly, and tell a
 viewer nothing the table does not show it."""
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from click.testing import CliRunner
 from api.cli import main
 from domain.bots import simulate
 from domain.rules import events as ev
-from domain.rules.rulesets import resolve_ruleset
+from projections.insights import Numbers, insights
 from projections.views import AUDITOR_VIEWER, PUBLIC_VIEWER, Viewer
-from replays.insights import SeatInsights, _harvested, insights
 
 GAMES = [
     ("rio-grande", 2, "random", 1),
@@ -79,12 +78,23 @@ def test_the_numbers_of_a_bot_game_agree_with_its_facts_counted_directly(
 def test_a_harvest_past_its_beanometer_tier_is_listed_with_the_beans_it_wasted(
     bean: str, count: int, wasted: int | None
 ) -> None:
-    ruleset = resolve_ruleset("rio-grande", 4)
-    seat = SeatInsights(0, "Ana")
-    _harvested(seat, ev.FieldHarvested(0, 0, bean, count, 0, False), ruleset)
+    numbers = Numbers.start(simulate("rio-grande", 4, seed=1)[0])  # type: ignore[arg-type]
+    numbers.apply(ev.FieldHarvested(0, 0, bean, count, 0, False))
 
-    listed = [harvest["wasted"] for harvest in seat.wasted_harvests]
+    listed = [harvest["wasted"] for harvest in numbers.seats[0].wasted_harvests]
     assert listed == ([] if wasted is None else [wasted])
+
+
+@pytest.mark.parametrize("cut", [1, 2, 3, 4], ids=["a fifth", "two fifths", "three", "four"])
+def test_numbers_kept_as_a_row_and_counted_on_are_the_numbers_counted_at_once(cut: int) -> None:
+    facts = simulate("amigo", 3, bot="greedy", seed=7)
+    at = len(facts) * cut // 5
+
+    kept = Numbers.from_row(json.loads(json.dumps(Numbers.count(facts[:at]).to_row())))
+    for fact in facts[at:]:
+        kept.apply(fact)
+
+    assert kept == Numbers.count(facts)
 
 
 def test_while_a_game_with_secret_coins_runs_no_viewer_learns_anothers_coins_or_the_lead() -> None:
