@@ -43,7 +43,7 @@ COMMANDS = {
     "show": Entry(
         "api.cli_games",
         "show",
-        "Print a game's table and its event log in readable form (GAME: id or id prefix).",
+        "Print a game's table and its event log in readable form (GAME: id or a unique part of it).",
     ),
     "rulesets": Entry(
         "api.cli_games",
@@ -58,17 +58,17 @@ COMMANDS = {
     "replay": Entry(
         "api.cli_replay",
         "replay",
-        "Step through a stored game as one viewer saw it (GAME: id or id prefix).",
+        "Step through a stored game as one viewer saw it (GAME: id or a unique part of it).",
     ),
     "export": Entry(
         "api.cli_records",
         "export_command",
-        "Write a stored game as a portable JSON record, bohnanza-record/1 or /2 (GAME: id or id prefix).",
+        "Write a stored game as a portable JSON record, bohnanza-record/1 or /2 (GAME: id or a unique part of it).",
     ),
     "plays": Entry(
         "api.cli_records",
         "plays_command",
-        "Finished games as plays for BG Stats or BoardGameGeek (GAME: id or id prefix; none: all).",
+        "Finished games as plays for BG Stats or BoardGameGeek (GAME: id or a unique part of it; none: all).",
     ),
     "import": Entry(
         "api.cli_records",
@@ -108,7 +108,7 @@ COMMANDS = {
     "stats": Entry(
         "api.cli_analysis",
         "stats",
-        "A game's numbers per seat, as a viewer may read them (GAME: id or id prefix).",
+        "A game's numbers per seat, as a viewer may read them (GAME: id or a unique part of it).",
     ),
     "projections": Entry(
         "api.cli_projections",
@@ -118,7 +118,7 @@ COMMANDS = {
     "reissue": Entry(
         "api.cli_tokens",
         "reissue",
-        "New seat and host tokens for a stored game, replacing the old ones (GAME: id or id prefix).",
+        "New seat and host tokens for a stored game, replacing the old ones (GAME: id or a unique part of it).",
     ),
 }
 """Every command: where it is defined, and the first sentence of its help (`bohnanza --help`

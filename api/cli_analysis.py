@@ -197,7 +197,7 @@ COMMANDS = (note, notes, fork, list_forks)
 @click.option("--json", "as_json", is_flag=True, help="The numbers as JSON.")
 @click.pass_context
 def stats(ctx: click.Context, game: str, who: str, as_json: bool) -> None:
-    """A game's numbers per seat, as a viewer may read them (GAME: id or id prefix).
+    """A game's numbers per seat, as a viewer may read them (GAME: id or a unique part of it).
 
     Offers made, received, accepted, declined and withdrawn; trades and donations; cards given
     and got; harvests, coins per harvest and harvests past their beanometer tier; cards

@@ -186,7 +186,7 @@ def leaderboard(ctx: click.Context, ruleset: str | None, players: int | None) ->
 @click.option("--show-hidden/--public", default=True, help="Include hands and drawn cards.")
 @click.pass_context
 def show(ctx: click.Context, game: str, show_hidden: bool) -> None:
-    """Print a game's table and its event log in readable form (GAME: id or id prefix)."""
+    """Print a game's table and its event log in readable form (GAME: id or a unique part of it)."""
     with open_store(ctx) as app:
         game_id = find_game(app, game)
         try:

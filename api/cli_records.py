@@ -98,7 +98,7 @@ def export_command(
     tags: tuple[str, ...],
     annotations: bool,
 ) -> None:
-    """Write a stored game as a portable JSON record, bohnanza-record/1 or /2 (GAME: id or id prefix)."""
+    """Write a stored game as a portable JSON record, bohnanza-record/1 or /2 (GAME: id or a unique part of it)."""
     with open_store(ctx) as app:
         game_id = _game(app, game)
         notes = annotations_of(app, game_id) if annotations else []
@@ -136,7 +136,7 @@ def _write(text: str, output: str | None, done: str) -> None:
 def plays_command(
     ctx: click.Context, games: tuple[str, ...], kind: str, output: str | None
 ) -> None:
-    """Finished games as plays for BG Stats or BoardGameGeek (GAME: id or id prefix; none: all).
+    """Finished games as plays for BG Stats or BoardGameGeek (GAME: id or a unique part of it; none: all).
 
     Each play holds its date (when the game started, UTC), its length, the players in turn
     order with their scores, the winners and the start player, and a comment naming the
@@ -305,7 +305,7 @@ def verify_command(
 ) -> None:
     """Re-decide a stored game or a record file under its own ruleset, or under another.
 
-    GAME is an id or id prefix. `--ruleset` and `--option` ask what if the game had been played
+    GAME is an id or a unique part of it. `--ruleset` and `--option` ask what if the game had been played
     under another preset or with some options changed: the game's other options stay, and the
     report compares the result with the recorded one. Several games or files are verified one
     after another under a progress bar, each report headed by its game or file. Exit status 1

@@ -148,7 +148,7 @@ def replay(
     list_steps: bool,
     page: bool | None,
 ) -> None:
-    """Step through a stored game as one viewer saw it (GAME: id or id prefix).
+    """Step through a stored game as one viewer saw it (GAME: id or a unique part of it).
 
     Prints the list of steps, one step (what happened, what changed, the table as the viewer saw
     it), or every step: one at a time on a terminal, otherwise all of them with the table after

@@ -34,21 +34,23 @@ def open_store(ctx: click.Context) -> Iterator[Bohnanza]:
 
 
 AMBIGUOUS_LISTED = 10
-"""How many of the games an ambiguous id prefix matches are listed."""
+"""How many of the games an ambiguous part of an id matches are listed."""
 
 
 def find_game(app: Bohnanza, ref: str) -> UUID:
-    """A game by full id or by a unique prefix of it; a prefix several games share is refused
-    with a list of them."""
+    """A game by full id, or by a part of it that no other game's id holds (its last characters,
+    say: ids begin with the time their game was made, so games made close together share their
+    first ones); a part several games share is refused with a list of them."""
     try:
         return UUID(ref)
     except ValueError:
         pass
-    matches = [summary for summary in app.games() if str(summary.game_id).startswith(ref)]
+    part = ref.lower()
+    matches = [summary for summary in app.games() if part in str(summary.game_id)]
     if len(matches) == 1:
         return matches[0].game_id
     if not matches:
-        raise click.ClickException(f"no game with an id starting {ref!r}; see `bohnanza games`")
+        raise click.ClickException(f"no game's id holds {ref!r}; see `bohnanza games`")
     rows = [
         (str(game.game_id), f"{game.started_at:%Y-%m-%d %H:%M}", game.preset, ", ".join(game.seats))
         for game in matches[:AMBIGUOUS_LISTED]
@@ -56,7 +58,7 @@ def find_game(app: Bohnanza, ref: str) -> UUID:
     more = len(matches) - len(rows)
     listing = table(("GAME", "STARTED", "PRESET", "SEATS"), rows, indent=2)
     raise click.ClickException(
-        f"{len(matches)} games start with {ref!r}; give more of the id:\n{listing}"
+        f"{len(matches)} games' ids hold {ref!r}; give more of the id:\n{listing}"
         + (f"\n  … and {more} more (see `bohnanza games`)" if more else "")
     )
 

@@ -41,7 +41,7 @@ def _seat(text: str, names: tuple[str, ...]) -> int:
 @click.option("--host", is_flag=True, help="Only the host's token (with --seat: theirs too).")
 @click.pass_context
 def reissue(ctx: click.Context, game: str, seats: tuple[str, ...], host: bool) -> None:
-    """New seat and host tokens for a stored game, replacing the old ones (GAME: id or id prefix).
+    """New seat and host tokens for a stored game, replacing the old ones (GAME: id or a unique part of it).
 
     Without --seat or --host every seat's token and the host's are replaced; with them, only
     those named, and the others keep working. The old tokens stop working at once, and in a

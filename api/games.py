@@ -10,12 +10,13 @@ import hmac
 import re
 from collections.abc import Callable
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import UUID
 
 from flask import Response, after_this_request, current_app, g, jsonify, request
 from marshmallow import Schema
 
 from domain.application import AlreadyApplied, RecordedFact
+from domain.ids import new_game_id
 from domain.request_keys import AppliedRequest
 from domain.rules import events as ev
 from domain.rules.commands import Correct, Deal, NoteHand, Undo, parse_command
@@ -288,7 +289,7 @@ def create_game(body: dict[str, Any]) -> Response:
         schemas.GameCreatedSchema(),
         "games",
         body,
-        game_id=uuid4(),
+        game_id=new_game_id(),
         seats=len(body["seats"]),
         create=create,
         rebuild=rebuild,

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
-from uuid import UUID, uuid4
+from uuid import UUID
 
 from flask import Response
 
+from domain.ids import new_game_id
 from domain.request_keys import AppliedRequest
 from domain.rules import events as ev
 from domain.rules.commands import Command, NoteHand
@@ -366,7 +367,7 @@ def create_fork(body: dict[str, Any], game_id: UUID) -> Response:
         schemas.ForkCreatedSchema(),
         f"forks/{game_id}",
         body,
-        game_id=uuid4(),
+        game_id=new_game_id(),
         seats=len(seats),
         create=create,
         rebuild=rebuild,

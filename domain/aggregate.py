@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 from eventsourcing.domain import Aggregate
 from eventsourcing.utils import register_topic
 
+from .ids import new_game_id
 from .rules import events as ev
 from .rules.commands import Command
 from .rules.decide import decide
@@ -22,6 +23,7 @@ from .rules.evolve import evolve
 
 if TYPE_CHECKING:
     from datetime import datetime
+    from uuid import UUID
 
     from .rules.state import GameState
 
@@ -96,6 +98,11 @@ class Game(Aggregate):
         upcast_v1_v2=staticmethod(_started_v1_v2),
         upcast_v2_v3=staticmethod(_started_v2_v3),
     )
+
+    @staticmethod
+    def create_id(*_: Any, **__: Any) -> UUID:
+        """A new game's id, in time order (domain/ids.py)."""
+        return new_game_id()
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Game:
         """A deep copy, for the library's aggregate cache (which copies the cached game for

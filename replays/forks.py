@@ -18,12 +18,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
-from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
+from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
 from domain.aggregate import Game
 from domain.application import Bohnanza
+from domain.ids import new_game_id
 from domain.rules import events as ev
 from domain.rules.decide import decide, start_game
 from domain.rules.errors import Conflict, InvalidInput, NotFound
@@ -118,7 +119,7 @@ def create_fork(
     facts = fork_facts(app.corrected_facts(parent), step)
     first, *rest = facts
     assert isinstance(first, ev.GameStarted)
-    fork_id = fork_id or uuid4()
+    fork_id = fork_id or new_game_id()
     attempt = 1
     while True:
         game = Game.start(first, game_id=fork_id)

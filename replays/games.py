@@ -21,12 +21,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date as Date
 from typing import Any
-from uuid import NAMESPACE_URL, UUID, uuid4, uuid5
+from uuid import NAMESPACE_URL, UUID, uuid5
 
 from eventsourcing.domain import Aggregate, event
 
 from domain import limits, seat_names
 from domain.application import Bohnanza, Outcome
+from domain.ids import new_game_id
 from domain.rules import events as ev
 from domain.rules.audit import Problem
 from domain.rules.errata import effective
@@ -53,7 +54,7 @@ def imported_game_id(facts: Sequence[ev.Event]) -> UUID:
     same for the same game however its record is laid out (key order, spacing, the annotations
     beside it); for a game that has not ended, a random id (see the module's docstring)."""
     if not isinstance(effective(facts)[-1], ev.GameEnded):
-        return uuid4()
+        return new_game_id()
     canonical = json.dumps(
         [[fact.kind, fact.payload()] for fact in facts], sort_keys=True, separators=(",", ":")
     )

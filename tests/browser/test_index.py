@@ -116,7 +116,7 @@ def test_a_copy_of_a_game_links_to_the_game_it_copies(pages: Pages, site: Site) 
 
     row = page.locator(f"tr[data-game='{copy['game_id']}']")
     assert "a copy of game" in row.inner_text()
-    original = row.get_by_role("link", name=f"game {site.finished.id[:8]}")
+    original = row.get_by_role("link", name=f"game {site.finished.id[-8:]}")
     assert original.get_attribute("href") == f"/games/{site.finished.id}/replay"
 
 

@@ -250,7 +250,7 @@ def stored(store) -> str:
 def test_the_cli_exports_a_game_to_a_file_and_imports_it_as_a_new_game(run, stored, tmp_path):
     path = tmp_path / "game.json"
 
-    exported = run("export", stored[:8], "-o", str(path), "--place", "Club", "--tag", "final")
+    exported = run("export", stored[-8:], "-o", str(path), "--place", "Club", "--tag", "final")
     imported = run("import", str(path))
 
     assert exported.exit_code == 0
@@ -335,11 +335,11 @@ def test_the_cli_verifies_several_games_with_one_report_each(run, stored, tmp_pa
     path = tmp_path / "game.json"
     run("export", stored, "-o", str(path))
 
-    result = run("verify", stored[:8], str(path), "--json")
+    result = run("verify", stored[-8:], str(path), "--json")
 
     reports = json.loads(result.output.split("\n", 1)[1])
     assert result.exit_code == 0
-    assert [report["target"] for report in reports] == [stored[:8], str(path)]
+    assert [report["target"] for report in reports] == [stored[-8:], str(path)]
     assert [report["verdict"] for report in reports] == ["legal", "legal"]
 
 
@@ -356,7 +356,7 @@ def test_the_cli_verifies_a_record_file_under_another_ruleset(run, stored, tmp_p
 
 
 def test_the_cli_verifies_a_stored_game_with_options_as_json(run, stored):
-    result = run("verify", stored[:8], "--option", "tie_break=seat-distance", "--json")
+    result = run("verify", stored[-8:], "--option", "tie_break=seat-distance", "--json")
 
     report = json.loads(result.output)
     assert result.exit_code == 0
@@ -366,7 +366,7 @@ def test_the_cli_verifies_a_stored_game_with_options_as_json(run, stored):
 
 
 def test_the_cli_audits_a_stored_game(run, stored):
-    result = run("audit", stored[:8])
+    result = run("audit", stored[-8:])
 
     assert result.exit_code == 0
     assert "no problems in" in result.output
@@ -376,7 +376,7 @@ def test_the_cli_names_an_unknown_game(run):
     result = run("audit", "ffffffff")
 
     assert result.exit_code == 1
-    assert "no game with an id starting 'ffffffff'" in result.output
+    assert "no game's id holds 'ffffffff'" in result.output
 
 
 def test_the_records_commands_are_on_the_bohnanza_command_line():

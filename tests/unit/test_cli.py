@@ -74,30 +74,30 @@ def test_play_refuses_an_empty_seat_name_and_stores_nothing(run, players):
     assert "No games stored yet" in run("games").output
 
 
-def test_an_ambiguous_id_prefix_is_refused_with_the_games_it_matches(run, tmp_path):
+def test_an_ambiguous_part_of_an_id_is_refused_with_the_games_it_matches(run, tmp_path):
     ids = ["3a000000-0000-4000-8000-000000000001", "3b000000-0000-4000-8000-000000000002"]
     with Bohnanza.from_url(f"sqlite:///{tmp_path}/cli.sqlite3") as app:
         for game_id, seats in zip(ids, (["Ana", "Ben"], ["Cleo", "Dan", "Eva"]), strict=True):
             app.start_game(seats, seed=1, game_id=UUID(game_id))
 
-    result = run("show", "3")
+    result = run("show", "000000")
 
     assert result.exit_code == 1
     header, first, second = result.output.splitlines()[1:]
-    assert result.output.startswith("Error: 2 games start with '3'; give more of the id:")
+    assert result.output.startswith("Error: 2 games' ids hold '000000'; give more of the id:")
     assert header.split() == ["GAME", "STARTED", "PRESET", "SEATS"]
     assert first.split()[0] == ids[0]
     assert first.endswith("Ana, Ben")
     assert second.split()[0] == ids[1]
 
 
-def test_show_prints_the_table_and_the_event_log_by_id_prefix(run):
+def test_show_prints_the_table_and_the_event_log_by_the_last_characters_of_the_id(run):
     played = run(
         "play", "--players", "Ana,Ben,Cleo", "--ruleset", "amigo", "--seed", "5", "--quiet"
     )
     game_id = played.output.split()[1]
 
-    result = run("show", game_id[:8])
+    result = run("show", game_id[-8:])
 
     assert result.exit_code == 0
     assert "amigo, 3 players" in result.output
@@ -105,11 +105,23 @@ def test_show_prints_the_table_and_the_event_log_by_id_prefix(run):
     assert "Game over" in result.output
 
 
+def test_a_game_is_found_by_the_start_of_its_id_too(run, tmp_path):
+    ids = ["3a000000-0000-4000-8000-000000000001", "3b000000-0000-4000-8000-000000000002"]
+    with Bohnanza.from_url(f"sqlite:///{tmp_path}/cli.sqlite3") as app:
+        for game_id in ids:
+            app.start_game(["Ana", "Ben"], seed=1, game_id=UUID(game_id))
+
+    result = run("show", "3B")
+
+    assert result.exit_code == 0, result.output
+    assert ids[1] in result.output
+
+
 def test_show_refuses_an_unknown_game(run):
     result = run("show", "ffffffff")
 
     assert result.exit_code != 0
-    assert "no game with an id starting 'ffffffff'" in result.output
+    assert "no game's id holds 'ffffffff'" in result.output
 
 
 def test_play_refuses_an_unknown_option_listing_the_valid_ones(run):

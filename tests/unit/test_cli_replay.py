@@ -87,7 +87,7 @@ def test_list_prints_every_step_with_its_public_summary(run, stored):
 
 
 def test_list_with_a_turn_prints_only_that_turn_s_steps(run, stored):
-    result = run(str(stored.game_id)[:8], "--list", "--turn", "3")
+    result = run(str(stored.game_id)[-8:], "--list", "--turn", "3")
 
     assert result.exit_code == 0, result.output
     assert {line.split()[2] for line in result.output.splitlines()} == {"T3"}
@@ -207,4 +207,4 @@ def test_an_unknown_game_is_an_error(run):
     result = run("ffff")
 
     assert result.exit_code == 1
-    assert "no game with an id starting 'ffff'" in result.output
+    assert "no game's id holds 'ffff'" in result.output

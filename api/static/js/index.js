@@ -83,7 +83,7 @@ function row(game) {
       "td",
       {},
       `${game.ruleset} · ${game.mode}${game.sandbox ? " · sandbox (a fork)" : ""}`,
-      game.duplicate_of ? [" · a copy of ", h("a", { href: `/games/${game.duplicate_of}/replay` }, `game ${game.duplicate_of.slice(0, 8)}`)] : null,
+      game.duplicate_of ? [" · a copy of ", h("a", { href: `/games/${game.duplicate_of}/replay` }, `game ${game.duplicate_of.slice(-8)}`)] : null,
     ),
     h("td", {}, statusOf(game)),
     h("td", { class: "links" }, links(game)),

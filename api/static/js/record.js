@@ -148,7 +148,7 @@ async function setup() {
           "section",
           { class: "panel setup" },
           h("h2", {}, "Go on recording"),
-          h("ul", {}, recordings.map(([gameId]) => h("li", {}, h("a", { href: `/record#game=${gameId}` }, `Game ${gameId.slice(0, 8)}`)))),
+          h("ul", {}, recordings.map(([gameId]) => h("li", {}, h("a", { href: `/record#game=${gameId}` }, `Game ${gameId.slice(-8)}`)))),
         )
       : null,
   );
