@@ -32,7 +32,7 @@ from uuid import UUID
 
 from sqlalchemy import Connection, Engine, Table, bindparam, insert, select, update
 
-from domain.aggregate import STORED_TYPES
+from domain.encoding import topics_of
 from domain.rules import events as ev
 from domain.rules.errata import effective
 from domain.rules.rulesets import Ruleset
@@ -210,16 +210,31 @@ class Numbers:
     # --- the read model's row ---
 
     def to_row(self) -> dict[str, Any]:
-        row = {name.name: getattr(self, name.name) for name in dataclasses.fields(self)}
+        """The numbers as the read model's row keeps them: JSON, each seat as an array of its
+        values in `SeatInsights` field order, each over-tier harvest as [bean, count, coins,
+        wasted] (key names repeated per seat and harvest had been two thirds of the row)."""
+        row = {name: getattr(self, name) for name in _NUMBERS_FIELDS}
         row["seats"] = [
-            {name.name: getattr(seat, name.name) for name in dataclasses.fields(seat)}
+            [
+                [[h[key] for key in _HARVEST_KEYS] for h in seat.wasted_harvests]
+                if name == "wasted_harvests"
+                else getattr(seat, name)
+                for name in _SEAT_FIELDS
+            ]
             for seat in self.seats
         ]
         return row
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Numbers:
-        return cls(**{**row, "seats": [SeatInsights(**seat) for seat in row["seats"]]})
+        seats = []
+        for values in row["seats"]:
+            seat = SeatInsights(**dict(zip(_SEAT_FIELDS, values, strict=True)))
+            seat.wasted_harvests = [
+                dict(zip(_HARVEST_KEYS, harvest, strict=True)) for harvest in seat.wasted_harvests
+            ]
+            seats.append(seat)
+        return cls(**{**row, "seats": seats})
 
     # --- one method per fact that changes a number ---
 
@@ -299,6 +314,11 @@ class Numbers:
             self.leaders = now
 
 
+_NUMBERS_FIELDS = tuple(f.name for f in dataclasses.fields(Numbers))
+_SEAT_FIELDS = tuple(f.name for f in dataclasses.fields(SeatInsights))
+_HARVEST_KEYS = ("bean", "count", "coins", "wasted")
+
+
 def _moved(giver: SeatInsights, taker: SeatInsights, beans: Sequence[str]) -> None:
     for bean, count in Counter(beans).items():
         giver.cards_given[bean] = giver.cards_given.get(bean, 0) + count
@@ -338,10 +358,7 @@ class GameInsights:
     """Each game's numbers (`Numbers`), one row per game."""
 
     name = "insights"
-    topics: tuple[str, ...] = tuple(
-        STORED_TYPES[fact_type].TOPIC
-        for fact_type in (ev.GameStarted, ev.EntriesCorrected, *_COUNT)
-    )
+    topics: tuple[str, ...] = topics_of(ev.GameStarted, ev.EntriesCorrected, *_COUNT)
     tables: tuple[Table, ...] = (insight_rows,)
 
     def __init__(self, history: GameHistory | None = None) -> None:

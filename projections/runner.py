@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
+from uuid import UUID
 
 from eventsourcing.persistence import InterfaceError, Notification, OperationalError
 from sqlalchemy import Connection, Engine, Table, exc, inspect
@@ -284,16 +285,16 @@ class Projector:
         return _Advance(advanced, read)
 
     def _decode(self, notifications: Sequence[Notification]) -> list[Recorded]:
-        to_domain_event = self.app.mapper.to_domain_event
+        recorded_fact = self.app.recorded_fact
         batch = []
         for notification in notifications:
-            stored = to_domain_event(notification)
+            recorded_at, fact = recorded_fact(notification)
             batch.append(
                 Recorded(
                     notification.id,
-                    stored.originator_id,
-                    stored.timestamp,  # type: ignore[attr-defined]
-                    stored.fact(),  # type: ignore[attr-defined]
+                    _uuid(notification.originator_id),
+                    recorded_at,
+                    fact,
                     notification.originator_version,
                 )
             )
@@ -357,6 +358,10 @@ def _reshaped(bind: Engine | Connection, tables: Sequence[Table]) -> list[str]:
         if {column["name"] for column in inspector.get_columns(table.name, schema)}
         != set(table.c.keys())
     ]
+
+
+def _uuid(value: UUID | str) -> UUID:
+    return value if isinstance(value, UUID) else UUID(value)
 
 
 class _Stopped(Exception):

@@ -27,7 +27,7 @@ from uuid import UUID
 
 from sqlalchemy import Connection, Table, and_, bindparam, case, func, insert, select, update
 
-from domain.aggregate import STORED_TYPES
+from domain.encoding import topics_of
 from domain.rules import events as ev
 
 from .tables import games, leaderboard, scoreboard
@@ -115,21 +115,19 @@ class Scoreboards:
     """Games, per-game scoreboards and the cross-game leaderboard."""
 
     name = "scoreboards"
-    topics: tuple[str, ...] = tuple(
-        STORED_TYPES[fact_type].TOPIC
-        for fact_type in (
-            ev.GameStarted,
-            ev.BeanPlanted,
-            ev.TradeOffered,
-            ev.TradeAccepted,
-            ev.TradeDeclined,
-            ev.FieldHarvested,
-            ev.ThirdFieldBought,
-            ev.TurnEnded,
-            ev.GameEnded,
-            ev.EntriesCorrected,
-        )
+    counts: tuple[type[ev.Event], ...] = (  # the facts it reads
+        ev.GameStarted,
+        ev.BeanPlanted,
+        ev.TradeOffered,
+        ev.TradeAccepted,
+        ev.TradeDeclined,
+        ev.FieldHarvested,
+        ev.ThirdFieldBought,
+        ev.TurnEnded,
+        ev.GameEnded,
+        ev.EntriesCorrected,
     )
+    topics: tuple[str, ...] = topics_of(*counts)
     tables: tuple[Table, ...] = (games, scoreboard, leaderboard)
 
     def __init__(self, history: GameHistory | None = None) -> None:
@@ -470,12 +468,7 @@ def _standing_keys(row: Row) -> set[StandingKey]:
     return {(name, row["preset"], row["players"]) for name in row["seats"]}
 
 
-_COUNTED_KINDS = frozenset(
-    fact_type
-    for fact_type in ev.EVENT_TYPES.values()
-    if STORED_TYPES[fact_type].TOPIC in Scoreboards.topics
-    and fact_type not in (ev.GameStarted, ev.EntriesCorrected)
-)
+_COUNTED_KINDS = frozenset(Scoreboards.counts) - {ev.GameStarted, ev.EntriesCorrected}
 """The facts this projection counts after a game's start."""
 
 

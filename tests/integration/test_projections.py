@@ -30,9 +30,9 @@ from eventsourcing.persistence import OperationalError
 from sqlalchemy import Connection, Engine, exc, func, inspect, select
 
 from api.cli import main
-from domain.aggregate import STORED_TYPES
 from domain.application import Bohnanza
 from domain.bots import simulate
+from domain.encoding import topics_of
 from domain.network import DEAD_NETWORK_SECONDS, RECONNECT_SECONDS
 from domain.rules import Command, fold
 from domain.rules import events as ev
@@ -474,7 +474,7 @@ def expected_sums(facts: dict[UUID, list[ev.Event]]) -> dict[str, tuple[int, ...
 def facts_up_to(app: Bohnanza, position: int) -> dict[UUID, list[ev.Event]]:
     """The store's facts up to a position, by game (the store's other aggregates left out)."""
     facts: dict[UUID, list[ev.Event]] = defaultdict(list)
-    topics = [stored.TOPIC for stored in STORED_TYPES.values()]
+    topics = topics_of(*ev.EVENT_TYPES.values())
     for notification in app.recorder.select_notifications(
         1, position, stop=position, topics=topics
     ):

@@ -20,10 +20,11 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import pytest
-from eventsourcing.persistence import OperationalError, StoredEvent
+from eventsourcing.persistence import Mapper, OperationalError, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from domain.application import SNAPSHOT_INTERVAL, Bohnanza, Outcome
+from domain.encoding import code_of
 from domain.rules import commands as cmd
 from domain.rules import events as ev
 from domain.rules import fold, legal_commands, resolve_ruleset
@@ -204,10 +205,18 @@ def test_snapshots_name_the_game_by_its_explicit_topic(recorded: RecordedGame) -
 def test_every_stored_event_carries_the_explicit_topic_of_its_fact(recorded: RecordedGame) -> None:
     topics = [stored.topic for stored in recorded.app.recorder.select_events(recorded.game_id)]
 
-    assert topics == [f"bohnanza:{fact.kind}" for fact in recorded.facts]
+    assert topics == [code_of(type(fact)) for fact in recorded.facts]
+    assert code_of(ev.GameStarted) == "GS3"  # the code, and the stored class's version
 
 
 # --- recording ---------------------------------------------------------------------------------
+
+
+def stored_before_codes(app: Bohnanza, stored: StoredEvent) -> StoredEvent:
+    """A stored event as the library's own mapper stored it before the compact encoding: a JSON
+    object under the event class's long topic."""
+    legacy = Mapper[UUID](transcoder=app.mapper.transcoder)
+    return legacy.to_stored_event(app.mapper.to_domain_event(stored))
 
 
 def test_the_first_stored_event_carries_the_fully_resolved_ruleset(app: Bohnanza) -> None:
@@ -215,9 +224,9 @@ def test_the_first_stored_event_carries_the_fully_resolved_ruleset(app: Bohnanza
     game_id = app.start_game(SEATS, preset="amigo-1997", options=options, seed=5).game_id
 
     first = app.recorder.select_events(game_id, limit=1)[0]
-    payload = json.loads(first.state)
+    payload = vars(app.mapper.to_domain_event(first))
 
-    assert first.topic == "bohnanza:GameStarted"
+    assert first.topic == "GS3"
     assert payload["originator_topic"] == "bohnanza:Game"
     assert payload["ruleset"] == resolve_ruleset("amigo-1997", 3, options).to_dict()
     assert payload["ruleset"]["preset"] == "amigo-1997"
@@ -233,7 +242,7 @@ def test_a_game_started_before_sandboxes_existed_reads_back_as_a_played_game(
     app: Bohnanza,
 ) -> None:
     game_id = app.start_game(SEATS, seed=6).game_id
-    first, *rest = app.recorder.select_events(game_id)
+    first, *rest = (stored_before_codes(app, s) for s in app.recorder.select_events(game_id))
     payload = json.loads(first.state)
     assert (payload["class_version"], payload["sandbox"], payload["hands"]) == (3, False, "known")
     del payload["class_version"], payload["sandbox"], payload["hands"]  # as version 1 stored it
@@ -256,7 +265,7 @@ def test_a_game_started_before_unknown_hands_existed_reads_back_with_known_hands
     app: Bohnanza,
 ) -> None:
     started = app.start_game(SEATS, mode="tabletop")
-    first = app.recorder.select_events(started.game_id, limit=1)[0]
+    first = stored_before_codes(app, app.recorder.select_events(started.game_id, limit=1)[0])
     payload = json.loads(first.state)
     payload["class_version"] = 2
     del payload["hands"]  # as version 2 stored it
