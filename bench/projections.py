@@ -6,16 +6,17 @@ On a store of a few hundred complete bot games (a SQLite file; PostgreSQL too wh
 answers at `BOHNANZA_BENCH_POSTGRES_URL`, default postgresql://postgres@127.0.0.1:5432/postgres,
 in a throw-away database), measured alternately in one loop, medians of the repeats:
 
-1. rebuild: `Projector.rebuild(name)` of each projection in turn (drop, recreate, process the
-   whole store): the scoreboards (games, scoreboards, leaderboard) and the insights (each game's
-   numbers), and the two together;
+1. rebuild: `Projector.rebuild()` of every projection (drop, recreate, process the whole store
+   in one reading of it), and `Projector.rebuild(name)` of each alone: the scoreboards (games,
+   scoreboards, leaderboard) and the insights (each game's numbers);
 2. decode all: `select_notifications` + `mapper.to_domain_event` of every event in the store, no
    projection (the baseline the target is set against);
 3. decode read: the same for the events the projection subscribes to (it reads only those), plus
    `.fact()`, so the cost of the projection itself shows too.
 
 Rates are the store's events per second in every row, so they compare directly.
-Targets: the whole rebuild ≥ 50% of decode all; the insights' rebuild ≥ 50% of the scoreboards'.
+Targets: the whole rebuild ≥ 150,000 events/s and ≥ 50% of decode all; the insights' rebuild
+alone ≥ 50% of the scoreboards' alone.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ POSTGRES_URL_VARIABLE = "BOHNANZA_BENCH_POSTGRES_URL"
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/postgres"
 TABLES = [("rio-grande", 3), ("rio-grande", 4), ("rio-grande", 5), ("amigo", 4), ("rio-grande", 2)]
 TARGET = 0.5
+TARGET_RATE = 150_000
 PAGE = REBUILD_BATCH_SIZE
 """The decoding baselines read pages as large as the rebuild's batches."""
 
@@ -101,15 +103,15 @@ def measure(label: str, url: str, games: list[list[ev.Event]], repeats: int) -> 
         print(f"   the scoreboards read, {numbers:,} the insights read), stored in {filling:.1f} s")
         rebuilds = ("scoreboards", "insights")
         times: dict[str, list[float]] = {
-            **{f"rebuild {name}": [] for name in rebuilds},
             "rebuild": [],
+            **{f"rebuild {name}": [] for name in rebuilds},
             "decode all": [],
             "decode read": [],
         }
         for _ in range(repeats):
+            times["rebuild"].append(timed(projector.rebuild))
             for name in rebuilds:
                 times[f"rebuild {name}"].append(timed(lambda name=name: projector.rebuild(name)))
-            times["rebuild"].append(sum(times[f"rebuild {name}"][-1] for name in rebuilds))
             times["decode all"].append(timed(lambda: decode(app)))
             times["decode read"].append(timed(lambda: decode(app, read, facts=True)))
         rates = {name: events / statistics.median(seconds) for name, seconds in times.items()}
@@ -117,6 +119,10 @@ def measure(label: str, url: str, games: list[list[ev.Event]], repeats: int) -> 
             spread = f"{min(times[name]):.3f}–{max(times[name]):.3f} s"
             print(f"   {name:<20} {rate:>10,.0f} events/s   ({spread} over {repeats} runs)")
         ratio = rates["rebuild"] / rates["decode all"]
+        verdict = "met" if rates["rebuild"] >= TARGET_RATE else "NOT met"
+        print(
+            f"   rebuild {rates['rebuild']:>10,.0f} events/s   target ≥ {TARGET_RATE:,}: {verdict}"
+        )
         print(f"   rebuild / decode all  {ratio:>6.2f}   target ≥ {TARGET:.2f}: {_verdict(ratio)}")
         print(
             f"   rebuild scoreboards / decode read {rates['rebuild scoreboards'] / rates['decode read']:>6.2f}"

@@ -69,14 +69,6 @@ class Rebuilt:
     events: dict[str, int]
 
 
-@dataclass(frozen=True, slots=True)
-class _Advance:
-    positions: int
-    """How many store positions a catch up moved past."""
-    events: int
-    """How many events it read (those of the projection's kinds)."""
-
-
 def default_projections(app: Bohnanza) -> list[Projection]:
     """Every projection the service keeps (reading a game's history from `app` when a
     correction changes it)."""
@@ -127,12 +119,10 @@ class Projector:
     # --- running -------------------------------------------------------------------------------
 
     def catch_up(self, batch_size: int = BATCH_SIZE, progress: Progress | None = None) -> int:
-        """Process every event stored so far; the number of store positions moved past."""
+        """Process every event stored so far; the number of store positions moved past (by each
+        projection: two projections that read the whole store move past it twice)."""
         target = self.app.position()
-        return sum(
-            self._catch_up(projection, target, batch_size, progress).positions
-            for projection in self.projections.values()
-        )
+        return self._catch_up(list(self.projections.values()), target, batch_size, progress)[0]
 
     def rebuild(
         self,
@@ -141,15 +131,12 @@ class Projector:
         progress: Progress | None = None,
     ) -> Rebuilt:
         """Drop a projection's tables (every projection's if no name) and rebuild them from the
-        whole store; what they read."""
+        whole store, in one reading of it; what they read."""
         target = self.app.position()
-        events = {}
-        for projection in self._chosen(name):
+        chosen = self._chosen(name)
+        for projection in chosen:
             self._reset(projection)
-            events[projection.name] = self._catch_up(
-                projection, target, batch_size, progress
-            ).events
-        return Rebuilt(target, events)
+        return Rebuilt(target, self._catch_up(chosen, target, batch_size, progress)[1])
 
     def reset(self, name: str | None = None) -> None:
         """Drop a projection's tables (every projection's if no name) and put it back to the
@@ -251,51 +238,87 @@ class Projector:
         self._known[projection.name] = 0
 
     def _catch_up(
-        self, projection: Projection, target: int, batch_size: int, progress: Progress | None
-    ) -> _Advance:
+        self,
+        projections: Sequence[Projection],
+        target: int,
+        batch_size: int,
+        progress: Progress | None,
+    ) -> tuple[int, dict[str, int]]:
+        """Bring `projections` up to `target`; the store positions they moved past, summed, and
+        the events each read.
+
+        Projections at the same position read the store together: one page of the events of
+        any of their topics, decoded once, each given its own topics' events, all of them
+        advanced in one transaction. One behind the others catches up alone until it reaches
+        them (after a reset, say)."""
         select_notifications = self.app.recorder.select_notifications
-        advanced = read = 0
-        name = projection.name
+        advanced = 0
+        read = dict.fromkeys((projection.name for projection in projections), 0)
+        while True:
+            at = {
+                projection.name: self._position_hint(projection.name, target)
+                for projection in projections
+            }
+            behind = [projection for projection in projections if at[projection.name] < target]
+            if not behind:
+                return advanced, read
+            position = min(at[projection.name] for projection in behind)
+            group = [projection for projection in behind if at[projection.name] == position]
+            topics = _topics(group)
+            notifications = select_notifications(
+                position + 1, batch_size, stop=target, topics=topics
+            )
+            # A short page means no wanted event up to `target`: the group is past it too.
+            end = notifications[-1].id if len(notifications) == batch_size else target
+            decoded = self._decode(notifications)
+            try:
+                with self.engine.begin() as connection:
+                    for projection in group:  # first: the row locks make a rival wait here
+                        tracking.advance(connection, projection.name, position, end)
+                    for projection in group:
+                        wanted = _topic_set(projection)
+                        batch = [r for topic, r in decoded if topic in wanted]
+                        projection.process(connection, batch)
+                        read[projection.name] += len(batch)
+            except Overtaken:
+                for projection in group:
+                    self._known.pop(projection.name, None)
+                continue
+            except BaseException:
+                for projection in group:
+                    self._known.pop(projection.name, None)
+                raise
+            moved = (end - position) * len(group)
+            advanced += moved
+            for projection in group:
+                self._known[projection.name] = end
+            if progress is not None:
+                progress(moved)
+
+    def _position_hint(self, name: str, target: int) -> int:
+        """The projection's position as this projector last knew it, or as stored when it knows
+        none or it seems to have nothing to do (another projector may have reset it)."""
         position = self._known.get(name)
         if position is None or position >= target:
             position = self._position(name)
-        while position < target:
-            notifications = select_notifications(
-                position + 1, batch_size, stop=target, topics=projection.topics
-            )
-            # A short page means no wanted event up to `target`: the projection is past it too.
-            end = notifications[-1].id if len(notifications) == batch_size else target
-            batch = self._decode(notifications)
-            try:
-                with self.engine.begin() as connection:
-                    tracking.advance(connection, name, position, end)
-                    projection.process(connection, batch)
-            except Overtaken:
-                position = self._position(name)
-                continue
-            except BaseException:
-                self._known.pop(name, None)
-                raise
-            advanced += end - position
-            read += len(batch)
-            moved, position = end - position, end
-            self._known[name] = end
-            if progress is not None:
-                progress(moved)
-        return _Advance(advanced, read)
+        return position
 
-    def _decode(self, notifications: Sequence[Notification]) -> list[Recorded]:
+    def _decode(self, notifications: Sequence[Notification]) -> list[tuple[str, Recorded]]:
+        """The notifications as recorded facts, each with its row's topic."""
         recorded_fact = self.app.recorded_fact
         batch = []
         for notification in notifications:
             recorded_at, fact = recorded_fact(notification)
             batch.append(
-                Recorded(
-                    notification.id,
-                    _uuid(notification.originator_id),
-                    recorded_at,
-                    fact,
-                    notification.originator_version,
+                (
+                    notification.topic,
+                    Recorded(
+                        notification.id,
+                        _uuid(notification.originator_id),
+                        recorded_at,
+                        fact,
+                        notification.originator_version,
+                    ),
                 )
             )
         return batch
@@ -358,6 +381,15 @@ def _reshaped(bind: Engine | Connection, tables: Sequence[Table]) -> list[str]:
         if {column["name"] for column in inspector.get_columns(table.name, schema)}
         != set(table.c.keys())
     ]
+
+
+def _topic_set(projection: Projection) -> frozenset[str]:
+    return frozenset(projection.topics)
+
+
+def _topics(projections: Sequence[Projection]) -> tuple[str, ...]:
+    """The topics any of these projections reads, each once, in a stable order."""
+    return tuple(dict.fromkeys(topic for projection in projections for topic in projection.topics))
 
 
 def _uuid(value: UUID | str) -> UUID:
