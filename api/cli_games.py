@@ -136,8 +136,18 @@ def games(ctx: click.Context) -> None:
 @click.command()
 @click.option("--ruleset", type=click.Choice(sorted(PRESETS)), help="Only games of this preset.")
 @click.option("--players", type=click.IntRange(2, 7), help="Only games of this many players.")
+@click.option("--name", "name_prefix", help="Only players whose names start with this.")
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=50, show_default=True, help="The best N."
+)
 @click.pass_context
-def leaderboard(ctx: click.Context, ruleset: str | None, players: int | None) -> None:
+def leaderboard(
+    ctx: click.Context,
+    ruleset: str | None,
+    players: int | None,
+    name_prefix: str | None,
+    limit: int,
+) -> None:
     """Players over ended games: wins, scores, harvests, trading (the read models caught up).
 
     Each game played once counts (no what-if forks, no copies); most wins first. Coins per
@@ -145,7 +155,13 @@ def leaderboard(ctx: click.Context, ruleset: str | None, players: int | None) ->
     gave and got are over the same games."""
     with open_store(ctx) as app, Projector.for_url(app, ctx.obj.database_url) as projector:
         projector.catch_up()
-        standings = read_leaderboard(projector.engine, preset=ruleset, players=players)
+        standings = read_leaderboard(
+            projector.engine,
+            preset=ruleset,
+            players=players,
+            name_prefix=name_prefix,
+            limit=limit,
+        )
     if not standings:
         click.echo("No ended games yet.")
         return

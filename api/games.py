@@ -6,9 +6,11 @@ bearer token alone (a seat's token or the host's), never from a query parameter.
 
 from __future__ import annotations
 
+import base64
 import hmac
 import re
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -327,18 +329,22 @@ def _game_created(
 @blp.response(200, schemas.GameListSchema)
 @documented(blp, 422)
 def list_games(query: dict[str, Any]) -> dict[str, Any]:
-    """List games, newest first, `limit` at a time from `offset` (`next_offset` asks for the
-    next page; null on the last).
+    """List games, newest first, `limit` at a time: after the game a page's `next_cursor` names
+    (`cursor`; a deep page costs what the first does), or from `offset` (`next_offset`, for a
+    page number). Both are null on the last page.
 
-    Filter by status, player name and ruleset; `after_position` waits for a write the caller
-    just made."""
+    Filter by status, player name and ruleset; `total` counts the games the filters give.
+    `after_position` waits for a write the caller just made."""
     service = services()
     wait_for_read_models(query.get("after_position"))
-    limit, offset = query["limit"], query["offset"]
-    records, total = queries.game_page(
+    limit, offset, cursor = query["limit"], query["offset"], query.get("cursor")
+    if cursor is not None and offset:
+        raise query_error("offset", "A page is asked for by cursor or by offset, not both.")
+    records, total, more = queries.game_page(
         service.engine,
         limit=limit,
         offset=offset,
+        after=None if cursor is None else _read_cursor(cursor),
         status=query.get("status"),
         player=query.get("player"),
         preset=query.get("ruleset"),
@@ -346,8 +352,29 @@ def list_games(query: dict[str, Any]) -> dict[str, Any]:
     return {
         "games": [_record(record) for record in records],
         "total": total,
-        "next_offset": offset + limit if offset + limit < total else None,
+        "next_offset": offset + limit if more and cursor is None else None,
+        "next_cursor": _cursor(records[-1]) if more else None,
     }
+
+
+def _cursor(record: queries.GameRecord) -> str:
+    """An opaque name for where a page ends: its last game's start and id."""
+    text = f"{record.started_at.isoformat()}|{record.game_id}"
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
+
+
+def _read_cursor(cursor: str) -> queries.Cursor:
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        started, game_id = text.split("|")
+        when = datetime.fromisoformat(started)
+        if when.tzinfo is None:
+            raise ValueError("naive")
+        return when, UUID(game_id)
+    except ValueError:
+        raise query_error(
+            "cursor", "Not a cursor this list gave; start from the first page."
+        ) from None
 
 
 def _record(record: queries.GameRecord) -> dict[str, Any]:

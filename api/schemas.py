@@ -425,16 +425,29 @@ class EventsQuerySchema(Schema):
     limit = QueryInteger(load_default=100, validate=validate.Range(min=1, max=500))
 
 
-class GamesQuerySchema(Schema):
-    limit = QueryInteger(
-        load_default=100,
-        validate=validate.Range(min=1, max=500),
-        metadata={"description": "At most this many games in the page"},
-    )
-    offset = QueryInteger(
-        load_default=0,
-        validate=validate.Range(min=0),
-        metadata={"description": "Skip this many games (the newest first): a page's next_offset"},
+def _page(items: str, first: str) -> dict[str, QueryInteger]:
+    """A page's `limit` and `offset` query fields, for a list of `items`, `first` first."""
+    return {
+        "limit": QueryInteger(
+            load_default=100,
+            validate=validate.Range(min=1, max=500),
+            metadata={"description": f"At most this many {items} in the page"},
+        ),
+        "offset": QueryInteger(
+            load_default=0,
+            validate=validate.Range(min=0),
+            metadata={"description": f"Skip this many {items} ({first}): a page's next_offset"},
+        ),
+    }
+
+
+class GamesQuerySchema(Schema.from_dict(_page("games", "the newest first"))):  # type: ignore[misc]
+    cursor = fields.String(
+        validate=validate.Length(min=1, max=200),
+        metadata={
+            "description": "Start after the game a page's next_cursor names (instead of an "
+            "offset): a deep page costs what the first does"
+        },
     )
     status = fields.String(validate=validate.OneOf(STATUSES))
     player = fields.String(**NAME)
@@ -442,9 +455,13 @@ class GamesQuerySchema(Schema):
     after_position = QueryInteger(**AFTER_POSITION)
 
 
-class LeaderboardQuerySchema(Schema):
+class LeaderboardQuerySchema(Schema.from_dict(_page("standings", "the best first"))):  # type: ignore[misc]
     ruleset = fields.String(validate=validate.OneOf(list(PRESETS)))
     players = QueryInteger(validate=validate.Range(min=2, max=7))
+    name = fields.String(
+        validate=validate.Length(min=1, max=64),
+        metadata={"description": "Only players whose names start with this (case counts)"},
+    )
     after_position = QueryInteger(**AFTER_POSITION)
 
 
@@ -558,7 +575,15 @@ class GameListSchema(Schema):
     next_offset = fields.Integer(
         required=True,
         allow_none=True,
-        metadata={"description": "The offset of the next page; null on the last page"},
+        metadata={
+            "description": "The offset of the next page; null on the last page (and when "
+            "paging by cursor)"
+        },
+    )
+    next_cursor = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The cursor of the next page; null on the last page"},
     )
 
 
@@ -935,7 +960,13 @@ class StandingSchema(Schema):
 class LeaderboardSchema(Schema):
     ruleset = fields.String(required=True, allow_none=True)
     players = fields.Integer(required=True, allow_none=True)
+    name = fields.String(required=True, allow_none=True)
     standings = fields.List(fields.Nested(StandingSchema), required=True)
+    next_offset = fields.Integer(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The offset of the next page; null on the last page"},
+    )
 
 
 class OptionSchema(Schema):

@@ -78,19 +78,28 @@ def game_stats(query: dict[str, Any], game_id: UUID) -> dict[str, Any]:
 @blp.response(200, schemas.LeaderboardSchema)
 @documented(blp, 422)
 def leaderboard(query: dict[str, Any]) -> dict[str, Any]:
-    """Players by name over ended games.
+    """Players by name over ended games, the best first, `limit` at a time from `offset`.
 
     Games, wins, win rate, average and best score; harvests, coins earned and coins per
     harvest; offers accepted and declined and the acceptance rate; donations given and
-    received. Overall or for one ruleset and/or player count."""
+    received. Overall or for one ruleset and/or player count, of the players whose names
+    start with `name` if given. Ranked by wins, then win rate, then average score, then name;
+    the top of any board costs the same however many players there are."""
     service = services()
     wait_for_read_models(query.get("after_position"))
+    limit, offset = query["limit"], query["offset"]
     standings = queries.leaderboard(
-        service.engine, preset=query.get("ruleset"), players=query.get("players")
+        service.engine,
+        preset=query.get("ruleset"),
+        players=query.get("players"),
+        name_prefix=query.get("name"),
+        limit=limit + 1,  # one more: is there a next page?
+        offset=offset,
     )
     return {
         "ruleset": query.get("ruleset"),
         "players": query.get("players"),
+        "name": query.get("name"),
         "standings": [
             {
                 **asdict(standing),
@@ -99,6 +108,7 @@ def leaderboard(query: dict[str, Any]) -> dict[str, Any]:
                 "acceptance_rate": standing.acceptance_rate,
                 "coins_per_harvest": standing.coins_per_harvest,
             }
-            for standing in standings
+            for standing in standings[:limit]
         ],
+        "next_offset": offset + limit if len(standings) > limit else None,
     }

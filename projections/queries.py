@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from uuid import UUID
 
-from sqlalchemy import Connection, Engine, Row, Select, func, select
+from sqlalchemy import Connection, Engine, Row, Select, func, select, tuple_
 
 from domain.rules.errors import NotFound
 
-from .scoreboards import ENDED, STANDING_SUMS, STATUSES
+from .scoreboards import ALL_PLAYERS, ALL_PRESETS, ALL_STATUSES, ENDED, STANDING_SUMS, STATUSES
+from .tables import game_counts as count_rows
 from .tables import games as game_rows
 from .tables import leaderboard as standing_rows
 from .tables import scoreboard as seat_rows
@@ -120,24 +121,51 @@ def games(
     return [_game_record(row, coins) for row in rows]
 
 
+Cursor = tuple[datetime, UUID]
+"""Where a page of the list ends: its last game's start and id (the list's order)."""
+
+
 def game_page(
     engine: Engine,
     *,
     limit: int,
     offset: int = 0,
+    after: Cursor | None = None,
     status: str | None = None,
     player: str | None = None,
     preset: str | None = None,
-) -> tuple[list[GameRecord], int]:
-    """At most `limit` games, newest first, after skipping `offset` of them, filtered as
-    `games` filters; and how many games the filters give in all."""
+) -> tuple[list[GameRecord], int, bool]:
+    """At most `limit` games, newest first, filtered as `games` filters: those after the game
+    `after` names (keyset: a deep page reads only its own rows), or after skipping `offset`;
+    how many games the filters give in all, and whether more follow the page.
+
+    The total is read from `projection_game_counts` (no rows counted), but for a player's games,
+    counted through the scoreboard's index on names: as many as that player has."""
     query = _filtered(status, player, preset)
+    if after is not None:
+        query = query.where(tuple_(*_STARTED) < tuple_(*after))
     newest_first = [column.desc() for column in _STARTED]
     with engine.connect() as connection:
-        rows = connection.execute(query.order_by(*newest_first).limit(limit).offset(offset)).all()
-        total = connection.execute(select(func.count()).select_from(query.subquery())).scalar_one()
+        rows = connection.execute(
+            query.order_by(*newest_first).limit(limit + 1).offset(offset)
+        ).all()
+        more = len(rows) > limit
+        rows = rows[:limit]
+        if player is not None:
+            counted = _filtered(status, player, preset).subquery()
+            total = connection.execute(select(func.count()).select_from(counted)).scalar_one()
+        else:
+            total = (
+                connection.scalar(
+                    select(count_rows.c.games).where(
+                        count_rows.c.status == (status or ALL_STATUSES),
+                        count_rows.c.preset == (preset or ALL_PRESETS),
+                    )
+                )
+                or 0
+            )
         coins = _coins(connection, [row.game_id for row in rows])
-    return [_game_record(row, coins) for row in rows], total
+    return [_game_record(row, coins) for row in rows], total, more
 
 
 _STARTED = (game_rows.c.started_at, game_rows.c.game_id)
@@ -231,34 +259,80 @@ def scoreboard(engine: Engine, game_id: UUID, *, viewer: Viewer = PUBLIC_VIEWER)
 
 
 def leaderboard(
-    engine: Engine, *, preset: str | None = None, players: int | None = None
+    engine: Engine,
+    *,
+    preset: str | None = None,
+    players: int | None = None,
+    name_prefix: str | None = None,
+    limit: int | None = None,
+    offset: int = 0,
 ) -> list[Standing]:
     """The leaderboard over ended games (each game played once: no sandbox forks, no copies),
-    overall or for one preset and/or player count: most wins first, then best win rate, then
-    best average score."""
-    query = select(
-        standing_rows.c.name,
-        func.sum(standing_rows.c.games).label("games"),
-        func.sum(standing_rows.c.wins).label("wins"),
-        func.sum(standing_rows.c.total_score).label("total_score"),
-        func.max(standing_rows.c.best_score).label("best_score"),
-        *(func.sum(standing_rows.c[column]).label(column) for column in STANDING_SUMS),
-    ).group_by(standing_rows.c.name)
-    if preset is not None:
-        query = query.where(standing_rows.c.preset == preset)
-    if players is not None:
-        query = query.where(standing_rows.c.players == players)
+    overall or for one preset and/or player count, of the players whose names start with
+    `name_prefix` if given: most wins first, then best win rate, then best average score, then
+    the name; `limit` standings from `offset` (all of them without a limit).
+
+    Each board is one range of the leaderboard's ranking index (the projection keeps a standing
+    per player for every preset and player count, and for all of them: `scoreboards._scopes`),
+    so its top costs the same however many players the store has."""
+    query = leaderboard_query(
+        preset=preset, players=players, name_prefix=name_prefix, limit=limit, offset=offset
+    )
     with engine.connect() as connection:
         rows = connection.execute(query).all()
-    table = [
+    return [
         Standing(
             row.name,
-            int(row.games),
-            int(row.wins),
-            int(row.total_score),
+            row.games,
+            row.wins,
+            row.total_score,
             row.best_score,
-            **{column: int(row._mapping[column]) for column in STANDING_SUMS},
+            **{column: row._mapping[column] for column in STANDING_SUMS},
         )
         for row in rows
     ]
-    return sorted(table, key=lambda s: (-s.wins, -s.win_rate, -s.average_score, s.name))
+
+
+def leaderboard_query(
+    *,
+    preset: str | None = None,
+    players: int | None = None,
+    name_prefix: str | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+) -> Select:
+    """The SQL of a leaderboard page (see `leaderboard`)."""
+    query = (
+        select(standing_rows)
+        .where(
+            standing_rows.c.preset == (ALL_PRESETS if preset is None else preset),
+            standing_rows.c.players == (ALL_PLAYERS if players is None else players),
+        )
+        .order_by(*_RANKED)
+        .offset(offset)
+    )
+    if name_prefix:
+        query = query.where(
+            standing_rows.c.name >= name_prefix,
+            standing_rows.c.name < _after_prefix(name_prefix),
+            # exact, whatever the database's collation orders between the bounds
+            func.substr(standing_rows.c.name, 1, len(name_prefix)) == name_prefix,
+        )
+    if limit is not None:
+        query = query.limit(limit)
+    return query
+
+
+_RANKED = (
+    standing_rows.c.wins.desc(),
+    standing_rows.c.win_rate.desc(),
+    standing_rows.c.average_score.desc(),
+    standing_rows.c.name,
+)
+"""The leaderboard's order, as its ranking index holds it."""
+
+
+def _after_prefix(prefix: str) -> str:
+    """A string past every string that starts with `prefix`, in code point order (for a range
+    on an index, which LIKE would not use on every database)."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)

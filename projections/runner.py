@@ -351,8 +351,8 @@ class Projector:
             self._reset_if_reshaped(projection)
 
     def _reset_if_reshaped(self, projection: Projection) -> None:
-        """Empty a projection whose stored tables have other columns than its code writes (an
-        older version made them) and put it back to the start of the store: the next catch up
+        """Empty a projection whose stored tables have other columns or indexes than its code
+        makes (an older version made them) and put it back to the start of the store: the next catch up
         fills them again. Read models are derived; the events alone are kept for ever."""
         if not _reshaped(self.engine, projection.tables):
             return
@@ -373,13 +373,15 @@ class Projector:
 
 
 def _reshaped(bind: Engine | Connection, tables: Sequence[Table]) -> list[str]:
-    """The tables whose stored columns are not the ones `tables` define."""
+    """The tables whose stored columns or indexes are not the ones `tables` define."""
     inspector, schema = inspect(bind), schema_of(bind)
     return [
         table.name
         for table in tables
         if {column["name"] for column in inspector.get_columns(table.name, schema)}
         != set(table.c.keys())
+        or {index["name"] for index in inspector.get_indexes(table.name, schema)}
+        != {index.name for index in table.indexes}
     ]
 
 

@@ -18,6 +18,7 @@ and each standing it counted in, or counts in now, is counted again from the sto
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, groupby
@@ -25,12 +26,24 @@ from operator import attrgetter, itemgetter
 from typing import Any
 from uuid import UUID
 
-from sqlalchemy import Connection, Table, and_, bindparam, case, func, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Table,
+    and_,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 
 from domain.encoding import topics_of
 from domain.rules import events as ev
 
-from .tables import games, leaderboard, scoreboard
+from .tables import game_counts, games, leaderboard, scoreboard
 from .tracking import GameHistory, Recorded
 
 IN_PROGRESS = "in-progress"
@@ -67,6 +80,24 @@ STANDING_SUMS = (
 
 Row = dict[str, Any]
 StandingKey = tuple[str, str, int]
+
+ALL_PRESETS = "*"
+ALL_PLAYERS = 0
+ALL_STATUSES = "*"
+"""A standing's preset and player count when it sums over every preset, or every player count:
+each game counts in four standings per seat (its preset and player count, its preset at any
+count, any preset at its count, and overall), so each board the leaderboard shows is one range
+of an index (`ix_projection_leaderboard_rank`), its top read first."""
+
+
+def _scopes(name: str, preset: str, players: int) -> tuple[StandingKey, ...]:
+    """The standings a seat of a game with this preset and player count counts in."""
+    return (
+        (name, preset, players),
+        (name, preset, ALL_PLAYERS),
+        (name, ALL_PRESETS, players),
+        (name, ALL_PRESETS, ALL_PLAYERS),
+    )
 
 
 _GAMES_WITH_SEATS = select(games, scoreboard).join(
@@ -128,7 +159,7 @@ class Scoreboards:
         ev.EntriesCorrected,
     )
     topics: tuple[str, ...] = topics_of(*counts)
-    tables: tuple[Table, ...] = (games, scoreboard, leaderboard)
+    tables: tuple[Table, ...] = (games, scoreboard, leaderboard, game_counts)
 
     def __init__(self, history: GameHistory | None = None) -> None:
         self.history = history
@@ -149,6 +180,9 @@ class _Game:
     new: bool = False
     changed: bool = False
     seats_changed: bool = False
+    counted_as: str | None = None
+    """The status the game counts under in `projection_game_counts` before the batch (None:
+    new)."""
 
 
 class _Tally:
@@ -198,7 +232,9 @@ class _Tally:
                 game = stored.get(values[games.c.game_id])
                 if game is None:
                     game_row = {column.name: values[column] for column in games.c}
-                    game = stored[game_row["game_id"]] = _Game(game_row, [])
+                    game = stored[game_row["game_id"]] = _Game(
+                        game_row, [], counted_as=game_row["status"]
+                    )
                 game.seats.append({column.name: values[column] for column in scoreboard.c})
         missing = set(earlier) - stored.keys()
         if missing:
@@ -265,14 +301,14 @@ class _Tally:
             game.seats[seat]["winner"] = seat in winners
             if not counted:
                 continue  # its own scoreboard, no standing
-            key = (name, row["preset"], row["players"])
-            standing = self.standings.setdefault(key, _no_standing(score))
-            standing["games"] += 1
-            standing["wins"] += seat in winners
-            standing["total_score"] += score
-            standing["best_score"] = max(standing["best_score"], score)
-            for column in STANDING_SUMS:
-                standing[column] += game.seats[seat][column]
+            for key in _scopes(name, row["preset"], row["players"]):
+                standing = self.standings.setdefault(key, _no_standing(score))
+                standing["games"] += 1
+                standing["wins"] += seat in winners
+                standing["total_score"] += score
+                standing["best_score"] = max(standing["best_score"], score)
+                for column in STANDING_SUMS:
+                    standing[column] += game.seats[seat][column]
 
     def _original_of(self, row: Row) -> UUID | None:
         """The game this (played, ending) game is a copy of, now marked `duplicate_of` it; or
@@ -323,6 +359,7 @@ class _Tally:
                     for seat in seats
                 ],
             )
+        _count_games(connection, self.games.values())
         for key in self.recount:
             self.standings.pop(key, None)
         if self.standings:
@@ -341,22 +378,85 @@ class _Tally:
         for (name, preset, players), standing in self.standings.items():
             old = stored.get((name, preset, players))
             if old is None:
-                new.append({"name": name, "preset": preset, "players": players, **standing})
+                new.append(
+                    {"name": name, "preset": preset, "players": players, **_ranked(standing)}
+                )
             else:
                 summed = {column: old[column] + standing[column] for column in _ADDED}
+                summed["best_score"] = max(old["best_score"], standing["best_score"])
                 changed.append(
                     {
                         "key_name": name,
                         "key_preset": preset,
                         "key_players": players,
-                        **summed,
-                        "best_score": max(old["best_score"], standing["best_score"]),
+                        **_ranked(summed),
                     }
                 )
         if new:
             connection.execute(_INSERT_STANDING, new)
         if changed:
             connection.execute(_UPDATE_STANDING, changed)
+
+
+_COUNTS_OF = select(game_counts).where(
+    game_counts.c.status.in_(bindparam("statuses", expanding=True)),
+    game_counts.c.preset.in_(bindparam("presets", expanding=True)),
+)
+_UPDATE_COUNT = update(game_counts).where(
+    game_counts.c.status == bindparam("key_status"), game_counts.c.preset == bindparam("key_preset")
+)
+
+
+_DELETE_COUNT = delete(game_counts).where(
+    game_counts.c.status == bindparam("key_status"), game_counts.c.preset == bindparam("key_preset")
+)
+
+
+def _count_games(connection: Connection, touched: Iterable[_Game]) -> None:
+    """Move the counts of the games by status and preset as this batch started or ended games
+    (a correction may end one, or take its end back)."""
+    deltas: Counter[tuple[str, str]] = Counter()
+    for game in touched:
+        status, preset = game.row["status"], game.row["preset"]
+        if status == game.counted_as:
+            continue
+        for scope in (preset, ALL_PRESETS):
+            deltas[(status, scope)] += 1
+            if game.counted_as is None:
+                deltas[(ALL_STATUSES, scope)] += 1
+            else:
+                deltas[(game.counted_as, scope)] -= 1
+    deltas = Counter({key: delta for key, delta in deltas.items() if delta})
+    if not deltas:
+        return
+    stored = {
+        (row.status, row.preset): row.games
+        for row in connection.execute(
+            _COUNTS_OF,
+            {
+                "statuses": sorted({status for status, _ in deltas}),
+                "presets": sorted({preset for _, preset in deltas}),
+            },
+        )
+    }
+    new = [
+        {"status": status, "preset": preset, "games": delta}
+        for (status, preset), delta in deltas.items()
+        if (status, preset) not in stored
+    ]
+    changed = [
+        {"key_status": status, "key_preset": preset, "games": stored[(status, preset)] + delta}
+        for (status, preset), delta in deltas.items()
+        if (status, preset) in stored
+    ]
+    if new:
+        connection.execute(insert(game_counts), new)
+    kept = [row for row in changed if row["games"]]
+    gone = [row for row in changed if not row["games"]]  # as a rebuild would never make it
+    if kept:
+        connection.execute(_UPDATE_COUNT, kept)
+    if gone:
+        connection.execute(_DELETE_COUNT, gone)
 
 
 def _digest(before: str, fact: ev.Event) -> str:
@@ -410,6 +510,17 @@ _ADDED = ("games", "wins", "total_score", *STANDING_SUMS)
 """A standing's columns that add up over its games (best_score is their maximum)."""
 
 
+def _ranked(standing: Row) -> Row:
+    """A standing with the ratios it is ranked by (most wins, then the best win rate, then the
+    best average score), kept beside its sums so the ranking is an index's order."""
+    games = standing["games"]
+    return {
+        **standing,
+        "win_rate": standing["wins"] / games,
+        "average_score": standing["total_score"] / games,
+    }
+
+
 def _no_standing(score: int) -> Row:
     return {"games": 0, "wins": 0, "total_score": 0, "best_score": score} | dict.fromkeys(
         STANDING_SUMS, 0
@@ -428,8 +539,8 @@ _COUNTED_SEATS = (
     .where(
         and_(
             scoreboard.c.name == bindparam("name"),
-            games.c.preset == bindparam("preset"),
-            games.c.players == bindparam("players"),
+            or_(bindparam("preset") == ALL_PRESETS, games.c.preset == bindparam("preset")),
+            or_(bindparam("players") == ALL_PLAYERS, games.c.players == bindparam("players")),
             games.c.status == ENDED,
             games.c.sandbox.is_(False),
             games.c.duplicate_of.is_(None),
@@ -457,7 +568,7 @@ def _recount(connection: Connection, key: StandingKey) -> None:
     if counted["games"]:
         sums = {column: value or 0 for column, value in counted.items()}
         connection.execute(
-            _INSERT_STANDING, {"name": name, "preset": preset, "players": players, **sums}
+            _INSERT_STANDING, {"name": name, "preset": preset, "players": players, **_ranked(sums)}
         )
 
 
@@ -465,7 +576,7 @@ def _standing_keys(row: Row) -> set[StandingKey]:
     """The standings an ended game's row counts in (none for a sandbox or a copy)."""
     if row["status"] != ENDED or row["sandbox"] or row["duplicate_of"] is not None:
         return set()
-    return {(name, row["preset"], row["players"]) for name in row["seats"]}
+    return {key for name in row["seats"] for key in _scopes(name, row["preset"], row["players"])}
 
 
 _COUNTED_KINDS = frozenset(Scoreboards.counts) - {ev.GameStarted, ev.EntriesCorrected}

@@ -17,6 +17,7 @@ from sqlalchemy import (
     Column,
     DateTime,
     Dialect,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -25,6 +26,7 @@ from sqlalchemy import (
     Table,
     TypeDecorator,
     Uuid,
+    desc,
 )
 
 
@@ -80,9 +82,23 @@ games = Table(
     Column(
         "duplicate_of", Uuid, nullable=True, comment="an earlier ended game with the same facts"
     ),
-    Index("ix_projection_games_status_preset", "status", "preset"),
     Index("ix_projection_games_digest", "digest"),
+    # The list, newest first, filtered by status and/or preset: each filter one index range in
+    # the list's order, so a page (and a deep one, by keyset) reads only its own rows.
+    Index("ix_projection_games_started", "started_at", "game_id"),
+    Index("ix_projection_games_status_started", "status", "started_at", "game_id"),
+    Index("ix_projection_games_preset_started", "preset", "started_at", "game_id"),
+    Index("ix_projection_games_status_preset_started", "status", "preset", "started_at", "game_id"),
 )
+
+game_counts = Table(
+    "projection_game_counts",
+    metadata,
+    Column("status", String(16), primary_key=True, comment="in-progress, ended, or * for both"),
+    Column("preset", String(32), primary_key=True, comment="a preset, or * for all of them"),
+    Column("games", Integer, nullable=False),
+)
+"""How many games the list holds by status and preset: its total without counting its rows."""
 
 scoreboard = Table(
     "projection_scoreboard",
@@ -108,8 +124,8 @@ leaderboard = Table(
     "projection_leaderboard",
     metadata,
     Column("name", String(64), primary_key=True),
-    Column("preset", String(32), primary_key=True),
-    Column("players", Integer, primary_key=True),
+    Column("preset", String(32), primary_key=True, comment="a preset, or * for all of them"),
+    Column("players", Integer, primary_key=True, comment="a player count, or 0 for all"),
     Column("games", Integer, nullable=False, comment="ended games"),
     Column("wins", Integer, nullable=False, comment="shared wins count for each winner"),
     Column("total_score", Integer, nullable=False),
@@ -120,6 +136,17 @@ leaderboard = Table(
     Column("declined", Integer, nullable=False, comment="offers to the player it declined"),
     Column("donations", Integer, nullable=False, comment="gave cards, got none"),
     Column("donations_received", Integer, nullable=False, comment="got cards, gave none"),
+    Column("win_rate", Float, nullable=False, comment="wins / games, kept for the ranking"),
+    Column("average_score", Float, nullable=False, comment="total_score / games"),
+    Index(
+        "ix_projection_leaderboard_rank",
+        "preset",
+        "players",
+        desc("wins"),
+        desc("win_rate"),
+        desc("average_score"),
+        "name",
+    ),
 )
 
 insights = Table(

@@ -131,6 +131,55 @@ def test_the_game_list_comes_in_pages_newest_first(client: FlaskClient) -> None:
     assert [(page["total"], page["next_offset"]) for page in pages] == [(5, 2), (5, 4), (5, None)]
 
 
+def test_the_game_list_comes_in_pages_by_cursor_newest_first(client: FlaskClient) -> None:
+    created = [create_game(client).id for _ in range(5)]
+
+    pages = [client.get("/api/games", query_string={"limit": 2}).get_json()]
+    while pages[-1]["next_cursor"] is not None:
+        asking = {"limit": 2, "cursor": pages[-1]["next_cursor"]}
+        pages.append(client.get("/api/games", query_string=asking).get_json())
+
+    assert [[g["game_id"] for g in page["games"]] for page in pages] == [
+        created[4:2:-1],
+        created[2:0:-1],
+        created[0:1],
+    ]
+    assert [page["total"] for page in pages] == [5, 5, 5]
+    assert [page["next_offset"] for page in pages] == [2, None, None]  # the first page: offset 0
+    documented_schema(client, "GameList").validate(pages[1])
+
+
+def test_the_game_lists_total_follows_the_filters(client: FlaskClient) -> None:
+    create_game(client, seats=["Ana", "Ben", "Cleo"])
+    create_game(client, seats=["Ana", "Dan"], ruleset="rio-grande")
+    create_game(client, seats=["Eve", "Finn", "Gus"], ruleset="amigo")
+
+    def total(**query: object) -> int:
+        return client.get("/api/games", query_string=query).get_json()["total"]
+
+    assert (total(), total(ruleset="amigo"), total(status="ended")) == (3, 1, 0)
+    assert (total(player="Ana"), total(player="Ana", ruleset="amigo")) == (2, 0)
+    assert total(status="in-progress", ruleset="rio-grande") == 2
+
+
+@pytest.mark.parametrize("cursor", ["nonsense", "bm9ufGNlbnNl", "", "x" * 201])
+def test_a_cursor_the_list_never_gave_is_a_422(client: FlaskClient, cursor: str) -> None:
+    response = client.get("/api/games", query_string={"cursor": cursor})
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert set(body["errors"]["query"]) == {"cursor"}
+
+
+def test_a_page_asked_for_by_cursor_and_offset_is_a_422(client: FlaskClient) -> None:
+    create_game(client)
+    create_game(client)
+    cursor = client.get("/api/games", query_string={"limit": 1}).get_json()["next_cursor"]
+
+    response = client.get("/api/games", query_string={"cursor": cursor, "offset": 1})
+
+    assert set(assert_envelope(response, 422, "validation_error")["errors"]["query"]) == {"offset"}
+
+
 @pytest.mark.parametrize("query", [{"limit": 0}, {"limit": 501}, {"offset": -1}, {"offset": 2**63}])
 def test_a_game_list_page_out_of_bounds_is_a_422(client: FlaskClient, query: dict) -> None:
     response = client.get("/api/games", query_string=query)
@@ -476,11 +525,29 @@ def test_the_leaderboard_ranks_players_of_ended_games(web: Flask, client: FlaskC
     assert (four["players"], len(four["standings"])) == (4, 4)
 
 
+def test_the_leaderboard_pages_and_filters_by_the_start_of_a_name(
+    web: Flask, client: FlaskClient
+) -> None:
+    finish_bot_game(web, ["Ana", "Ben", "Cleo", "Anders"], seed=6)
+    whole = client.get("/api/leaderboard").get_json()["standings"]
+
+    first = client.get("/api/leaderboard", query_string={"limit": 3}).get_json()
+    second = client.get("/api/leaderboard", query_string={"limit": 3, "offset": 3}).get_json()
+    named = client.get("/api/leaderboard", query_string={"name": "An"}).get_json()
+
+    assert (first["next_offset"], second["next_offset"]) == (3, None)
+    assert first["standings"] + second["standings"] == whole
+    assert (named["name"], {s["name"] for s in named["standings"]}) == ("An", {"Ana", "Anders"})
+    documented_schema(client, "Leaderboard").validate(named)
+
+
 def test_the_leaderboard_is_empty_before_any_game_ends(client: FlaskClient) -> None:
     assert client.get("/api/leaderboard").get_json() == {
         "ruleset": None,
         "players": None,
+        "name": None,
         "standings": [],
+        "next_offset": None,
     }
 
 

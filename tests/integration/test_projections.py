@@ -602,6 +602,50 @@ def test_the_leaderboard_sums_each_player_s_ended_games_overall_by_preset_and_by
 
 
 @pytest.mark.slow  # the module's 34 bot games on each store
+def test_the_leaderboard_read_a_page_at_a_time_is_the_whole_board_in_order(
+    store: PlayedStore,
+) -> None:
+    whole = queries.leaderboard(store.engine)
+    assert len(whole) > 5
+
+    pages = [queries.leaderboard(store.engine, limit=3, offset=at) for at in range(0, 99, 3)]
+
+    assert [standing for page in pages for standing in page] == whole
+    ranked = [(-s.wins, -s.win_rate, -s.average_score, s.name) for s in whole]
+    assert ranked == sorted(ranked)
+
+
+@pytest.mark.slow  # the module's 34 bot games on each store
+def test_the_leaderboard_of_names_starting_with_a_prefix_holds_exactly_those(
+    store: PlayedStore,
+) -> None:
+    whole = queries.leaderboard(store.engine)
+    prefix = whole[0].name[:1]
+
+    board = queries.leaderboard(store.engine, name_prefix=prefix)
+
+    assert board == [standing for standing in whole if standing.name.startswith(prefix)]
+    assert queries.leaderboard(store.engine, name_prefix=prefix.swapcase() + "\uffff") == []
+
+
+def test_a_leaderboard_page_is_read_from_its_ranking_index(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path}/plan.sqlite3"
+    with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
+        query = str(
+            queries.leaderboard_query(preset="amigo", players=4, limit=20).compile(
+                projector.engine, compile_kwargs={"literal_binds": True}
+            )
+        )
+        with projector.engine.connect() as connection:
+            plan = " ".join(
+                row[-1] for row in connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {query}")
+            )
+
+    assert "USING INDEX ix_projection_leaderboard_rank" in plan
+    assert "TEMP B-TREE" not in plan  # no sort: the index's order is the board's
+
+
+@pytest.mark.slow  # the module's 34 bot games on each store
 def test_a_running_secret_treasury_game_shows_coins_to_their_owner_only(
     store: PlayedStore,
 ) -> None:
@@ -978,22 +1022,43 @@ def test_a_copy_of_an_ended_game_is_listed_but_the_leaderboard_counts_the_game_o
     assert dump(projector.engine) == incremental
 
 
+OLDER_SHAPES = {
+    "a column less": (
+        "ALTER TABLE {table} DROP COLUMN sandbox",
+        lambda inspector, schema: {
+            c["name"] for c in inspector.get_columns("projection_games", schema)
+        },
+        "sandbox",
+    ),
+    "an index less": (
+        "DROP INDEX {index}",
+        lambda inspector, schema: {
+            i["name"] for i in inspector.get_indexes("projection_games", schema)
+        },
+        "ix_projection_games_started",
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", OLDER_SHAPES)
 def test_tables_left_by_an_older_version_are_emptied_and_rebuilt_from_the_store(
-    app: Bohnanza, database_url: str
+    app: Bohnanza, database_url: str, shape: str
 ) -> None:
+    change, found, lost = OLDER_SHAPES[shape]
     game = played_alone(app, GameSpec("rio-grande", 3, "greedy", seed=4))
     with Projector.for_url(app, database_url) as first:
         first.catch_up()
         schema = schema_of(first.engine)
-        table = "projection_games" if schema is None else f'"{schema}".projection_games'
+        qualified = (lambda name: name) if schema is None else (lambda name: f'"{schema}".{name}')
+        sql = change.format(table=qualified("projection_games"), index=qualified(lost))
         with first.engine.begin() as connection:
-            connection.exec_driver_sql(f"ALTER TABLE {table} DROP COLUMN sandbox")
+            connection.exec_driver_sql(sql)
+        assert lost not in found(inspect(first.engine), schema)
 
     with Projector.for_url(app, database_url) as later:
         later.catch_up()
 
-        games_table = inspect(later.engine).get_columns("projection_games", schema)
-        assert "sandbox" in {column["name"] for column in games_table}
+        assert lost in found(inspect(later.engine), schema)
         assert_tables_hold(later.engine, {game.game_id: game.facts})
 
 
