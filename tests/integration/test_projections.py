@@ -1,6 +1,6 @@
 """The projections (games, scoreboards, leaderboard) on each store, checked against the facts.
 
-Per store, the module plays 34 bot games through the application, interleaved, while the
+Per store, the module plays 21 bot games through the application, interleaved, while the
 projections are kept current incrementally. The tests compare the tables with values computed here
 from the facts alone, with a rebuild from scratch, and after failed batches, killed projectors and
 projectors racing each other. Tests that need a second process run on the stores that allow one.
@@ -78,7 +78,7 @@ TABLES = [
     ("rio-grande", 4),
 ]
 GAMES = [
-    *(GameSpec("rio-grande", 2, ("greedy", "random")[i % 2], seed=i) for i in range(6)),
+    *(GameSpec("rio-grande", 2, ("greedy", "random")[i % 2], seed=i) for i in range(3)),
     GameSpec("amigo", 3, "greedy", seed=103),
     GameSpec("amigo", 5, "greedy", seed=105),
     GameSpec("amigo-1997", 4, "greedy", seed=104),
@@ -96,11 +96,11 @@ GAMES = [
             options=SECRET if i % 5 == 0 else None,
             stop_after=10 + 10 * i,
         )
-        for i, (preset, players) in enumerate(TABLES * 2)
+        for i, (preset, players) in enumerate(TABLES)
     ),
 ]
-"""6 complete bean duels, 8 complete games of 3–7 players over the three presets, and 20 games
-left in progress after 10 to 200 commands; some with secret coin counts."""
+"""3 complete bean duels, 8 complete games of 3–7 players over the three presets, and 10 games
+left in progress after 10 to 100 commands; some with secret coin counts."""
 
 
 @dataclass
@@ -219,7 +219,7 @@ def dump(engine: Engine) -> dict[str, list[tuple[Any, ...]]]:
 
 @pytest.fixture(scope="module")
 def played(module_database_url: str) -> Iterator[PlayedStore]:
-    """34 bot games played through the application, interleaved (20 are left in progress).
+    """21 bot games played through the application, interleaved (10 are left in progress).
 
     Each store runs its projections as the service does: in one process (memory, SQLite) they
     catch up after a few commands at a time (`now_and_then`); on PostgreSQL a separate projector process follows the store
@@ -505,7 +505,7 @@ def tracked_position(engine: Engine, name: str = "scoreboards") -> int:
 # --- values ----------------------------------------------------------------------------------
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_each_seat_s_scoreboard_line_counts_what_the_facts_record(store: PlayedStore) -> None:
     with store.engine.connect() as connection:
         for game_id, facts in store.facts.items():
@@ -519,7 +519,7 @@ def test_each_seat_s_scoreboard_line_counts_what_the_facts_record(store: PlayedS
                 assert [line.coins for line in lines] == ended.scores
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_the_bot_games_trade_donate_and_buy_fields_so_every_column_is_exercised(
     store: PlayedStore,
 ) -> None:
@@ -531,7 +531,7 @@ def test_the_bot_games_trade_donate_and_buy_fields_so_every_column_is_exercised(
     assert any(line.coins < line.coins_earned for line in lines)
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_the_games_table_records_each_game_s_ruleset_seats_turns_and_result(
     store: PlayedStore,
 ) -> None:
@@ -560,7 +560,7 @@ def test_the_games_table_records_each_game_s_ruleset_seats_turns_and_result(
             assert record.decided_by == ended.decided_by
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_games_are_listed_oldest_first_and_filtered_by_status_player_and_preset(
     store: PlayedStore,
 ) -> None:
@@ -580,7 +580,7 @@ def test_games_are_listed_oldest_first_and_filtered_by_status_player_and_preset(
     } == {g for g, spec in store.specs.items() if spec.preset == "amigo-1997" and g not in running}
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_the_leaderboard_sums_each_player_s_ended_games_overall_by_preset_and_by_player_count(
     store: PlayedStore,
 ) -> None:
@@ -601,7 +601,7 @@ def test_the_leaderboard_sums_each_player_s_ended_games_overall_by_preset_and_by
             assert standing.average_score == standing.total_score / standing.games
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_the_leaderboard_read_a_page_at_a_time_is_the_whole_board_in_order(
     store: PlayedStore,
 ) -> None:
@@ -615,7 +615,7 @@ def test_the_leaderboard_read_a_page_at_a_time_is_the_whole_board_in_order(
     assert ranked == sorted(ranked)
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_the_leaderboard_of_names_starting_with_a_prefix_holds_exactly_those(
     store: PlayedStore,
 ) -> None:
@@ -645,7 +645,7 @@ def test_a_leaderboard_page_is_read_from_its_ranking_index(tmp_path: Path) -> No
     assert "TEMP B-TREE" not in plan  # no sort: the index's order is the board's
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_a_running_secret_treasury_game_shows_coins_to_their_owner_only(
     store: PlayedStore,
 ) -> None:
@@ -663,7 +663,7 @@ def test_a_running_secret_treasury_game_shows_coins_to_their_owner_only(
     assert [line.harvests for line in public] == [line.harvests for line in truth]
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_an_ended_secret_treasury_game_shows_every_seat_s_coins(store: PlayedStore) -> None:
     game_id = store.game(next(s for s in GAMES if s.options == SECRET and not s.stop_after))
 
@@ -674,7 +674,7 @@ def test_an_ended_secret_treasury_game_shows_every_seat_s_coins(store: PlayedSto
     ]
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_a_running_game_with_open_treasuries_shows_every_seat_s_coins(store: PlayedStore) -> None:
     game_id = store.game(next(s for s in GAMES if s.options is None and s.stop_after))
 
@@ -685,7 +685,7 @@ def test_a_running_game_with_open_treasuries_shows_every_seat_s_coins(store: Pla
     ]
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_a_game_the_projections_never_saw_has_no_scoreboard(store: PlayedStore) -> None:
     with pytest.raises(NotFound):
         queries.scoreboard(store.engine, UUID(int=0))
@@ -694,7 +694,7 @@ def test_a_game_the_projections_never_saw_has_no_scoreboard(store: PlayedStore) 
 # --- rebuilding, crashes and concurrency ----------------------------------------------------------
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_catching_up_after_every_command_builds_what_a_rebuild_from_scratch_builds(
     store: PlayedStore,
 ) -> None:
@@ -712,7 +712,7 @@ def test_catching_up_after_every_command_builds_what_a_rebuild_from_scratch_buil
     assert_insights_hold(store.app, store.engine)
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_a_rebuild_in_small_batches_builds_the_same_tables(store: PlayedStore) -> None:
     store.projector.rebuild(batch_size=25)
 
@@ -740,7 +740,7 @@ class CrashingOnItsThirdBatch:
         self.projection.process(connection, batch)
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 @pytest.mark.parametrize("projection", [Scoreboards, GameInsights], ids=["scoreboards", "insights"])
 def test_a_batch_that_fails_midway_leaves_no_trace_and_is_processed_once_later(
     store: PlayedStore, projection: type[Scoreboards | GameInsights]
@@ -762,7 +762,7 @@ def test_a_batch_that_fails_midway_leaves_no_trace_and_is_processed_once_later(
     assert dump(store.engine) == store.incremental
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_a_projector_killed_during_a_rebuild_resumes_without_loss_or_double_counting(
     shared_store: PlayedStore,
 ) -> None:
@@ -805,7 +805,7 @@ def test_a_projector_killed_during_a_rebuild_resumes_without_loss_or_double_coun
     assert dump(store.engine) == store.incremental
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_two_projectors_catching_up_at_once_in_threads_count_every_event_once(
     store: PlayedStore,
 ) -> None:
@@ -841,7 +841,7 @@ with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
 """
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_two_projector_processes_catching_up_at_once_count_every_event_once(
     shared_store: PlayedStore,
 ) -> None:
@@ -873,7 +873,7 @@ def test_two_projector_processes_catching_up_at_once_count_every_event_once(
     assert dump(store.engine) == store.incremental
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_a_follower_process_kept_up_with_the_play_and_stopped_cleanly_on_sigterm(
     store: PlayedStore,
 ) -> None:
@@ -886,7 +886,7 @@ def test_a_follower_process_kept_up_with_the_play_and_stopped_cleanly_on_sigterm
     assert output.endswith(f"Stopped at position {store.end}.\n")
 
 
-@pytest.mark.slow  # the module's 34 bot games on each store
+@pytest.mark.slow  # the module's 21 bot games on each store
 def test_the_cli_rebuilds_the_projections_and_reports_them_up_to_date(
     shared_store: PlayedStore,
 ) -> None:
