@@ -12,7 +12,8 @@ import json
 import click
 
 from domain.rules import events as ev
-from projections.insights import insights
+from projections.insights import game_insights
+from projections.runner import Projector
 from projections.views import AUDITOR_VIEWER, HOST_VIEWER, PUBLIC_VIEWER, Viewer
 from replays import annotations, forks
 
@@ -203,13 +204,15 @@ def stats(ctx: click.Context, game: str, who: str, as_json: bool) -> None:
     and got; harvests, coins per harvest and harvests past their beanometer tier; cards
     discarded unplanted; the turn a third field was bought; who traded with whom; the turns the
     lead changed. While a game with secret coin counts runs, another seat's coins and the lead
-    are not told."""
-    with open_store(ctx) as app:
+    are not told. Read from the insights read model (caught up first), as the API reads it."""
+    with open_store(ctx) as app, Projector.for_url(app, ctx.obj.database_url) as projector:
         game_id = find_game(app, game)
-        facts = app.corrected_facts(game_id)
-    first = facts[0]
-    assert isinstance(first, ev.GameStarted)
-    found = insights(facts, _viewer(first.seats, who))
+        first = app.facts_between(game_id, 0, 1)[0]  # its start: the seats
+        assert isinstance(first, ev.GameStarted)
+        viewer = _viewer(first.seats, who)
+        projector.catch_up()
+        found = game_insights(projector.engine, game_id, viewer)
+    assert found is not None, "caught up: the read model holds every stored game"
     if as_json:
         click.echo(json.dumps(found.to_dict(), indent=2))
         return

@@ -342,7 +342,7 @@ _COUNT: dict[type[ev.Event], Callable[[Numbers, Any], None]] = {
 
 def insights(stream: Sequence[ev.Event], viewer: Viewer) -> Insights:
     """The numbers of a game counted straight from its stream (corrections applied), as `viewer`
-    may read them: what the read model holds, for a store without one (the CLI) and for tests."""
+    may read them: what the read model holds, counted without it (the tests compare the two)."""
     return Numbers.count(effective(stream)).seen_by(viewer)
 
 
