@@ -254,11 +254,11 @@ class Projector:
         select_notifications = self.app.recorder.select_notifications
         advanced = 0
         read = dict.fromkeys((projection.name for projection in projections), 0)
+        at = {
+            projection.name: self._position_hint(projection.name, target)
+            for projection in projections
+        }
         while True:
-            at = {
-                projection.name: self._position_hint(projection.name, target)
-                for projection in projections
-            }
             behind = [projection for projection in projections if at[projection.name] < target]
             if not behind:
                 return advanced, read
@@ -282,7 +282,7 @@ class Projector:
                         read[projection.name] += len(batch)
             except Overtaken:
                 for projection in group:
-                    self._known.pop(projection.name, None)
+                    at[projection.name] = self._position(projection.name)
                 continue
             except BaseException:
                 for projection in group:
@@ -291,7 +291,7 @@ class Projector:
             moved = (end - position) * len(group)
             advanced += moved
             for projection in group:
-                self._known[projection.name] = end
+                self._known[projection.name] = at[projection.name] = end
             if progress is not None:
                 progress(moved)
 
