@@ -148,12 +148,30 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return True
 
 
+LONGEST_FIRST = (
+    "tests/integration/test_projections.py",
+    "tests/unit/test_bot_games.py",
+    "tests/docs/test_guides.py",
+    "tests/unit/test_views.py",
+    "tests/unit/test_record.py",
+    "tests/browser/test_accessibility.py",
+    "tests/browser/test_recorder.py",
+    "tests/e2e/test_outages.py",
+)
+"""The longest test files (tens of seconds each), started first: the two workers get whole files
+(`--dist loadfile`) in collection order, and one of these collected last kept a worker busy for
+half a minute after the other had run out of files."""
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every PostgreSQL test is slow too, so the fast subset (`-m "not slow"`) needs no
-    database server (each store-parametrized test still runs on memory and SQLite there)."""
+    database server (each store-parametrized test still runs on memory and SQLite there). The
+    longest files run first (LONGEST_FIRST), the rest in their order."""
     for item in items:
         if item.get_closest_marker("postgres") is not None:
             item.add_marker(pytest.mark.slow)
+    rank = {path: place for place, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
