@@ -135,6 +135,7 @@ def test_the_players_over_ended_games_are_listed_with_their_trading(
     rows = page.locator("#standings-table tbody tr")
 
     assert rows.count() == min(len(board), 20) > 0
+    assert page.locator("#more-standings").count() == (len(board) > 20)
     ana = page.locator("#standings-table tbody tr", has=page.locator("th", has_text="Ana"))
     cells = ana.locator("td").all_inner_texts()
     assert cells[:2] == [str(board["Ana"]["games"]), str(board["Ana"]["wins"])]
@@ -145,3 +146,30 @@ def test_the_players_over_ended_games_are_listed_with_their_trading(
     assert page.url == f"{site.base}/?player=Ana"
     page.locator("#players").scroll_into_view_if_needed()
     screenshot(page, "index-players-1366x850", full_page=False)
+
+
+def test_the_index_shows_the_best_twenty_players_and_says_where_the_rest_are(
+    pages: Pages, site: Site
+) -> None:
+    one = site.get("/api/leaderboard")["standings"][0]
+    best = [{**one, "name": f"Player {n:02}"} for n in range(20)]
+    asked: list[dict[str, list[str]]] = []
+
+    def answer(route: Any) -> None:
+        asked.append(parse_qs(urlsplit(route.request.url).query))
+        body = {
+            "ruleset": None,
+            "players": None,
+            "name": None,
+            "standings": best,
+            "next_offset": 20,
+        }
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(body))
+
+    page = pages.open("/")
+    page.route(re.compile(r"/api/leaderboard(\?.*)?$"), answer)
+    pages.goto(page, "/")
+
+    assert asked[-1]["limit"] == ["20"]
+    assert page.locator("#standings-table tbody tr").count() == 20
+    assert "The best 20 players" in page.inner_text("#more-standings")

@@ -137,9 +137,9 @@ const STANDINGS_SHOWN = 20;
 const percent = (value) => (value === null ? "–" : `${Math.round(value * 100)}%`);
 const decimal = (value) => (value === null ? "–" : value.toFixed(2));
 
-/** The leaderboard over ended games (for the ruleset chosen, if any): wins first. */
+/** The top of the leaderboard over ended games (for the ruleset chosen, if any): wins first. */
 function standingsTable(board, ruleset) {
-  const shown = board.standings.slice(0, STANDINGS_SHOWN);
+  const shown = board.standings;
   if (!shown.length) return h("p", { id: "no-standings" }, ruleset ? `No ended ${ruleset} games yet.` : "No ended games yet.");
   const columns = [
     ["Games", (s) => String(s.games)],
@@ -162,14 +162,14 @@ function standingsTable(board, ruleset) {
         h("tbody", {}, shown.map((standing) => h("tr", {}, h("th", { scope: "row" }, h("a", { href: address({ player: standing.name }) }, standing.name)), columns.map(([, cell]) => h("td", {}, cell(standing)))))),
       ),
     ),
-    board.standings.length > shown.length ? h("p", { class: "hint" }, `The first ${shown.length} of ${board.standings.length} players.`) : null,
+    board.next_offset !== null ? h("p", { class: "hint", id: "more-standings" }, `The best ${shown.length} players; the whole board: bohnanza leaderboard, or GET /api/leaderboard a page at a time.`) : null,
   ];
 }
 
 async function showStandings(query) {
   const standings = document.getElementById("standings");
   try {
-    const board = await api("/api/leaderboard", { query: { ruleset: query.ruleset || null } });
+    const board = await api("/api/leaderboard", { query: { ruleset: query.ruleset || null, limit: STANDINGS_SHOWN } });
     fill(standings, standingsTable(board, query.ruleset));
   } catch (error) {
     fill(standings, errorView(error));
