@@ -45,6 +45,7 @@ from eventsourcing.persistence import Mapper, MapperDeserialisationError, Stored
 from eventsourcing.utils import get_topic
 
 from .aggregate import STORED_TYPES, Game
+from .ids import as_uuid
 from .rules import events as ev
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -188,7 +189,7 @@ class CompactMapper(Mapper[UUID]):
         values = self._values(stored_event, kind)
         state: dict[str, Any] = dict(zip(kind.fields, values[1:], strict=True))
         state["timestamp"] = EPOCH + values[0] * _MICROSECOND
-        state["originator_id"] = _uuid(stored_event.originator_id)
+        state["originator_id"] = as_uuid(stored_event.originator_id)
         state["originator_version"] = stored_event.originator_version
         if kind.created:
             state["originator_topic"] = _GAME_TOPIC
@@ -248,7 +249,3 @@ def _pack(values: list[Any]) -> bytes:
 
 def _unpack(data: bytes) -> Any:
     return msgpack.unpackb(data, raw=False, strict_map_key=True)
-
-
-def _uuid(value: UUID | str) -> UUID:
-    return value if isinstance(value, UUID) else UUID(value)

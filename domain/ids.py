@@ -29,3 +29,8 @@ def new_game_id() -> UUID:
         | _VARIANT << 62
         | random & (1 << 62) - 1
     )
+
+
+def as_uuid(value: UUID | str) -> UUID:
+    """A stored game id as a UUID (stores hand back a UUID or its text)."""
+    return value if isinstance(value, UUID) else UUID(value)

@@ -16,12 +16,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from uuid import UUID
 
 from eventsourcing.persistence import InterfaceError, Notification, OperationalError
 from sqlalchemy import Connection, Engine, Table, exc, inspect
 
 from domain.application import Bohnanza
+from domain.ids import as_uuid
 from domain.storage import first_line
 
 from . import tracking
@@ -314,7 +314,7 @@ class Projector:
                     notification.topic,
                     Recorded(
                         notification.id,
-                        _uuid(notification.originator_id),
+                        as_uuid(notification.originator_id),
                         recorded_at,
                         fact,
                         notification.originator_version,
@@ -392,10 +392,6 @@ def _topic_set(projection: Projection) -> frozenset[str]:
 def _topics(projections: Sequence[Projection]) -> tuple[str, ...]:
     """The topics any of these projections reads, each once, in a stable order."""
     return tuple(dict.fromkeys(topic for projection in projections for topic in projection.topics))
-
-
-def _uuid(value: UUID | str) -> UUID:
-    return value if isinstance(value, UUID) else UUID(value)
 
 
 class _Stopped(Exception):

@@ -21,7 +21,7 @@ from eventsourcing.utils import get_topic
 
 from domain.aggregate import STORED_TYPES, Game
 from domain.application import Bohnanza
-from domain.bots import BOTS, Table, play_stored
+from domain.bots import BOTS, Table, play_stored, simulate
 from domain.encoding import CODES, CompactMapper, code_of
 from domain.rules import commands as cmd
 from domain.rules import events as ev
@@ -55,8 +55,6 @@ def every_kind_of_fact() -> Iterator[ev.Event]:
 
 
 def digital_game_with(option: str, value: Any) -> list[ev.Event]:
-    from domain.bots import simulate
-
     return simulate(
         "rio-grande", 2 if option.startswith("duel") else 3, seed=2, options={option: value}
     )
