@@ -11,6 +11,13 @@ Every message is what that viewer may see, built by the functions that answer it
 its view (`render` of the fold of its redacted facts, as `GET …/view` answers) and the new steps
 with the line that viewer saw (as `GET …/steps` lists them).
 
+How often: a game's followers get at most one message every `MESSAGE_INTERVAL_SECONDS`. The
+first command after a quiet spell goes out at once; the commands of a burst that come within the
+interval (a bot's turn, a recorder uploading a game, a client replaying one) go out together at
+its end, as one message carrying all their steps. At a table's pace every command is its own
+message, at once; a burst costs its followers one fold, one rendering and one copy to each
+connection per interval, not per command.
+
 Where news comes from: a command served by this process nudges the hub once its answer has
 gone out; commands stored by other processes (other workers, the command line) are found by
 asking the store for its latest position every `POLL_SECONDS` while anyone is watching.
@@ -56,6 +63,9 @@ HEARTBEAT_SECONDS = 15.0
 """A comment line on an idle stream this often: proxies keep it open, and a client that left
 is found out."""
 POLL_SECONDS = 0.5
+"""How often the hub asks the store whether another process stored something, while watched."""
+MESSAGE_INTERVAL_SECONDS = 0.05
+"""A game's followers get at most one message this often (a burst of commands is one message)."""
 """How often the hub asks the store whether another process stored something, while watched."""
 STREAMS_LIMIT = 1000
 """Open streams one process serves at most; beyond, a 503 (each holds a socket)."""
@@ -130,6 +140,9 @@ class _Watched:
         return self._entries[1]
 
     lock: threading.Lock = field(default_factory=threading.Lock)
+    quiet_until: float = 0.0
+    """CLOCK_MONOTONIC before which the game's followers get no further message (the hub's
+    thread alone reads and writes it)."""
 
 
 class Stream:
@@ -272,12 +285,14 @@ class LiveHub:
         position: Callable[[], int],
         *,
         poll_seconds: float = POLL_SECONDS,
+        interval_seconds: float = MESSAGE_INTERVAL_SECONDS,
         heartbeat_seconds: float = HEARTBEAT_SECONDS,
         limit: int = STREAMS_LIMIT,
     ) -> None:
         self.views = views
         self.position = position
         self.poll_seconds = poll_seconds
+        self.interval_seconds = interval_seconds
         self.heartbeat_seconds = heartbeat_seconds
         self.limit = limit
         self._games: dict[UUID, _Watched] = {}
@@ -286,6 +301,9 @@ class LiveHub:
         self._streams = 0
         self._pending = threading.Lock()
         self._nudged: set[UUID] = set()
+        self._due: dict[UUID, float] = {}
+        """Games with news held back until their interval ends, and when it does (the hub's
+        thread alone reads and writes it)."""
         self._adopted: list[tuple[Stream, socket.socket, bool]] = []
         self._outlets: dict[int, _Outlet] = {}
         self._left: list[Stream] = []
@@ -437,16 +455,19 @@ class LiveHub:
             ]
         return start + 1, lines, len(facts), corrections
 
-    def _advance(self, game_id: UUID) -> None:
-        """Send each channel of the game what happened since its last message."""
+    def _advance(self, game_id: UUID) -> bool:
+        """Send each channel of the game what happened since its last message; whether any
+        channel was sent something."""
         watched = self._games.get(game_id)
         if watched is None:
-            return
+            return False
+        sent = False
         with watched.lock:
             for channel in list(watched.channels.values()):
                 view, version = self.views.view(game_id, channel.viewer)
                 if version <= channel.sent:
                     continue
+                sent = True
                 corrections = self.views.corrected_until(game_id, version)[1]
                 restart = corrections != channel.corrections
                 first_step, steps, count, corrections = self._steps(
@@ -472,6 +493,7 @@ class LiveHub:
             with self._lock:
                 if not watched.channels and self._games.get(game_id) is watched:
                     del self._games[game_id]
+        return sent
 
     # --- the hub's thread ------------------------------------------------------------------------
 
@@ -505,7 +527,8 @@ class LiveHub:
         next_heartbeat = time.monotonic() + self.heartbeat_seconds
         try:
             while not self._stopping:
-                timeout = max(0.0, min(next_poll, next_heartbeat) - time.monotonic())
+                wake_at = min(next_poll, next_heartbeat, *self._due.values())
+                timeout = max(0.0, wake_at - time.monotonic())
                 for key, events in selector.select(timeout):
                     if key.data is None:
                         self._drain_wake()
@@ -517,6 +540,9 @@ class LiveHub:
                         outlet.flush()
                 self._take_pending()
                 now = time.monotonic()
+                for game_id, due in list(self._due.items()):
+                    if due <= now:
+                        self._bring_on(game_id, now)
                 if now >= next_poll:
                     next_poll = now + self.poll_seconds
                     if self._games:
@@ -524,7 +550,7 @@ class LiveHub:
                         if position != last_position:
                             last_position = position
                             for game_id in list(self._games):
-                                self._advance_logged(game_id)
+                                self._bring_on(game_id, now)
                             self._leave_closed()
                 if now >= next_heartbeat:
                     next_heartbeat = now + self.heartbeat_seconds
@@ -561,20 +587,36 @@ class LiveHub:
             adopted, self._adopted = self._adopted, []
         for stream, sock, chunked in adopted:
             self._attach(stream, sock, chunked)
+        now = time.monotonic()
         for game_id in nudged:
-            self._advance_logged(game_id)
+            self._bring_on(game_id, now)
         self._leave_closed()
+
+    def _bring_on(self, game_id: UUID, now: float) -> None:
+        """Send the game's followers its news now, or at the end of its interval if a message
+        went out less than `interval_seconds` ago."""
+        watched = self._games.get(game_id)
+        if watched is None:
+            self._due.pop(game_id, None)
+            return
+        if now < watched.quiet_until:
+            self._due.setdefault(game_id, watched.quiet_until)
+            return
+        self._due.pop(game_id, None)
+        if self._advance_logged(game_id):
+            watched.quiet_until = now + self.interval_seconds
 
     def _leave_closed(self) -> None:
         left, self._left = self._left, []
         for stream in left:
             self.leave(stream)
 
-    def _advance_logged(self, game_id: UUID) -> None:
+    def _advance_logged(self, game_id: UUID) -> bool:
         try:
-            self._advance(game_id)
+            return self._advance(game_id)
         except Exception:
             log.exception("live streams: game %s could not be brought up to date", game_id)
+            return False
 
     def _attach(self, stream: Stream, sock: socket.socket, chunked: bool) -> None:
         """Write the stream's messages to its connection from now on, those queued first."""

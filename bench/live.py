@@ -1,7 +1,7 @@
 """Live streams benchmark: a command's round trip while 100 followers watch its game, beside the
 same command on a game no one watches, in the same run on the same server.
 
-    .venv/bin/python -m bench.live [--followers 100] [--repeats 3]
+    .venv/bin/python -m bench.live [--followers 100] [--repeats 3] [--paced 120]
 
 The server is gunicorn as `bohnanza serve` runs it (one worker of the service's worker class,
 8 threads, one SQLite file, the read models kept in the process). Each repeat starts two copies
@@ -10,6 +10,11 @@ of one greedy-bot game over HTTP: the watched one gets `--followers` open stream
 none. The client (libcurl, one kept-alive connection, as bench/api.py) plays both games'
 commands in alternating blocks of `BLOCK` commands, so that the machine's moods hit both sides.
 Target: the watched game's median round trip ≤ 1.5 × the unwatched game's.
+
+Two paces: the whole game back to back, as a bot or an upload sends it (the hub sends its
+followers one message per `MESSAGE_INTERVAL_SECONDS` for all the commands of that interval), and
+the first `--paced` commands a little more than that interval apart, as a quick table plays
+(every command its own message, sent to the 100 streams while the next is awaited).
 
 Also printed: how long after a command's answer the last of the followers had its update
 (clocks compared with CLOCK_MONOTONIC, which both processes share), and the bytes each follower
@@ -35,6 +40,7 @@ from urllib.parse import urlsplit
 import httpx
 import orjson
 
+from api.live_hub import MESSAGE_INTERVAL_SECONDS
 from bench.api import BotGame, HttpGame, LibcurlConnection
 from domain.rules.commands import Command
 from tests.e2e.server import gunicorn
@@ -97,9 +103,14 @@ def follow(address: tuple[str, int], game_id: str, count: int, pipe: Pipe) -> No
 
 
 def play_block(
-    connection: LibcurlConnection, game: HttpGame, commands: list[Command], side: Side
+    connection: LibcurlConnection,
+    game: HttpGame,
+    commands: list[Command],
+    side: Side,
+    pause: float,
 ) -> None:
     for command in commands:
+        time.sleep(pause)
         body = command.to_dict()
         seat = body.pop("seat")
         start = time.perf_counter()
@@ -111,8 +122,11 @@ def play_block(
         side.answered[orjson.loads(answer)["version"]] = answered
 
 
-def one_run(game: BotGame, followers: int) -> tuple[Side, Side, list[float], float]:
-    """Both games on a new server: (unwatched, watched, delivery delays, bytes per follower)."""
+def one_run(
+    game: BotGame, followers: int, played: int, pause: float
+) -> tuple[Side, Side, list[float], float]:
+    """Both games on a new server, their first `played` commands each `pause` seconds after the
+    last answer: (unwatched, watched, delivery delays, bytes per follower)."""
     with (
         tempfile.TemporaryDirectory() as tmp,
         gunicorn(f"sqlite:///{tmp}/live.sqlite3", "--threads", "8", workers=1) as base,
@@ -133,10 +147,10 @@ def one_run(game: BotGame, followers: int) -> tuple[Side, Side, list[float], flo
         assert ours.recv() == "open"
         time.sleep(1.0)  # every stream has had its first message
         unwatched_side, watched_side = Side([], {}), Side([], {})
-        for start in range(0, len(game.commands), BLOCK):
-            block = game.commands[start : start + BLOCK]
-            play_block(connection, quiet, block, unwatched_side)
-            play_block(connection, watched, block, watched_side)
+        for start in range(0, played, BLOCK):
+            block = game.commands[start : min(start + BLOCK, played)]
+            play_block(connection, quiet, block, unwatched_side, pause)
+            play_block(connection, watched, block, watched_side, pause)
         time.sleep(1.0)
         ours.send("stop")
         seen, bytes_each = ours.recv()
@@ -197,22 +211,45 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--followers", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--paced", type=int, default=120, help="commands played at a table's pace (0: none)"
+    )
     args = parser.parse_args()
     game = BotGame.simulated(1)
     print(
         f"a command's round trip (libcurl → gunicorn, SQLite; {len(game.commands)} commands a game,"
-        f" rio-grande 4 players), {args.repeats} runs"
+        f" rio-grande 4 players), {args.repeats} runs, {args.followers} followers on one of two games"
     )
+    paces = [("back to back (the whole game)", len(game.commands), 0.0)]
+    if args.paced:
+        pause = MESSAGE_INTERVAL_SECONDS + 0.01
+        paces.append(
+            (
+                f"at a table's pace ({args.paced} commands, {pause * 1000:.0f} ms apart)",
+                min(args.paced, len(game.commands)),
+                pause,
+            )
+        )
+    for title, played, pause in paces:
+        print(f" {title}:")
+        report(*(one_run(game, args.followers, played, pause) for _ in range(args.repeats)))
+    print()
+    print("gunicorn's plain threaded worker (gthread, 8 threads), streams holding their threads:")
+    for followers in (4, 8):
+        print(f"   {followers} followers open, a command: {starved_without_the_hub(followers)}")
+
+
+def report(*runs: tuple[Side, Side, list[float], float]) -> None:
+    """Medians over the runs: each side's round trip, their ratio, the followers' delays."""
     ratios, quiet_ms, watched_ms, delays, sizes = [], [], [], [], []
-    for _ in range(args.repeats):
-        unwatched, watched, delivered, bytes_each = one_run(game, args.followers)
+    for unwatched, watched, delivered, bytes_each in runs:
         quiet_ms.append(statistics.median(unwatched.times) * 1000)
         watched_ms.append(statistics.median(watched.times) * 1000)
         ratios.append(watched_ms[-1] / quiet_ms[-1])
         delays += delivered
         sizes.append(bytes_each)
     print(f"   no one watching          {statistics.median(quiet_ms):8.3f} ms median  (baseline)")
-    print(f"   {args.followers} followers watching  {statistics.median(watched_ms):8.3f} ms median")
+    print(f"   followed                 {statistics.median(watched_ms):8.3f} ms median")
     print(
         f"   ratio                    {statistics.median(ratios):8.2f} ×   "
         f"(per run: {', '.join(f'{r:.2f}' for r in ratios)})   target ≤ 1.5×"
@@ -223,11 +260,7 @@ def main() -> None:
             f"   the last follower's update came {statistics.median(delays) * 1000:.1f} ms after "
             f"the answer (median; p90 {p90 * 1000:.1f} ms)"
         )
-    print(f"   each follower read {statistics.median(sizes) / 1024:,.0f} KiB over a game")
-    print()
-    print("gunicorn's plain threaded worker (gthread, 8 threads), streams holding their threads:")
-    for followers in (4, 8):
-        print(f"   {followers} followers open, a command: {starved_without_the_hub(followers)}")
+    print(f"   each follower read {statistics.median(sizes) / 1024:,.0f} KiB")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
@@ -276,3 +277,22 @@ def test_after_a_correction_a_follower_gets_every_step_of_the_game_as_corrected_
     assert update["steps"] == client.get(f"{table.url}/steps").get_json()["steps"]
     assert [step["kind"] for step in update["steps"]][-1] == "BeanPlanted"
     assert update["view"]["revealed"] == []
+
+
+def test_a_burst_of_commands_reaches_followers_as_one_message_after_the_first_went_at_once(
+    client: FlaskClient, game: CreatedGame, fast_hub: Any, followers: list[Follower]
+) -> None:
+    fast_hub.interval_seconds = 1.0
+    public = follow(followers, client, game)
+    public.next_event()
+    command(client, game, game.seat(0), type="plant", field=0).close()
+    (first,) = public.update_at(3)
+
+    for body in ({"type": "plant", "field": 1}, {"type": "reveal"}):
+        time.sleep(0.2)  # time enough for the hub to send each on its own, were it not held
+        assert command(client, game, game.seat(0), **body).status_code == 200
+    (burst,) = public.update_at(5)
+
+    assert [step["position"] for step in first["steps"]] == [3]
+    assert [step["position"] for step in burst["steps"]] == [4, 5]
+    assert burst["view"] == view(client, game)
