@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import FrameType
+from typing import Any, TypeVar
 
 import click
 
@@ -44,6 +45,20 @@ def _file_named(_ctx: click.Context, _param: click.Parameter, value: str | None)
     return None if value is None else Path(value)
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _batch_size(default: int) -> Callable[[F], F]:
+    """The `--batch-size` option, with a command's default."""
+    return click.option(
+        "--batch-size",
+        default=default,
+        show_default=True,
+        type=click.IntRange(min=1),
+        help="Store positions read and applied per transaction.",
+    )
+
+
 @projections.command()
 @click.option(
     "--poll-interval",
@@ -52,7 +67,7 @@ def _file_named(_ctx: click.Context, _param: click.Parameter, value: str | None)
     type=click.FloatRange(min=0.01),
     help="Seconds between looks at the store when nothing is new.",
 )
-@click.option("--batch-size", default=BATCH_SIZE, show_default=True, type=click.IntRange(min=1))
+@_batch_size(BATCH_SIZE)
 @click.option(
     "--heartbeat",
     type=click.Path(dir_okay=False, writable=True),
@@ -122,9 +137,7 @@ def _opened_when_reachable(
 
 @projections.command()
 @click.argument("name", required=False)
-@click.option(
-    "--batch-size", default=REBUILD_BATCH_SIZE, show_default=True, type=click.IntRange(min=1)
-)
+@_batch_size(REBUILD_BATCH_SIZE)
 @click.pass_context
 def rebuild(ctx: click.Context, name: str | None, batch_size: int) -> None:
     """Drop the read models (or only projection NAME, as `status` names it) and rebuild them

@@ -156,12 +156,22 @@ def test_an_int_too_large_for_a_compact_row_is_stored_the_librarys_way() -> None
     assert vars(app.mapper.to_domain_event(row)) == vars(event)
 
 
-def test_a_corrupt_compact_row_is_a_deserialisation_error() -> None:
+@pytest.mark.parametrize(
+    ("state", "error"),
+    [
+        (b"\xc1 not msgpack", "Failed to deserialise state of stored event"),
+        (b"\xc4\x03abc", "is not an array"),  # bytes, which index as a list of ints would
+    ],
+)
+@pytest.mark.parametrize("read", ["to_domain_event", "to_fact"])
+def test_a_corrupt_compact_row_is_a_deserialisation_error(
+    state: bytes, error: str, read: str
+) -> None:
     app = Bohnanza.from_url("memory://")
-    row = StoredEvent(UUID(int=9), 2, "TD", b"\xc1 not msgpack")
+    row = StoredEvent(UUID(int=9), 2, "TD", state)
 
-    with pytest.raises(ValueError, match="Failed to deserialise state of stored event"):
-        app.mapper.to_domain_event(row)
+    with pytest.raises(ValueError, match=error):
+        getattr(app.mapper, read)(row)
 
 
 # --- a store written before the compact rows ---------------------------------------------------
