@@ -39,9 +39,10 @@ BATCH_SIZE = 1000
 topics the projections read): short transactions, prompt progress."""
 UNAVAILABLE_WAIT_SECONDS = 5.0
 """The longest a following projector waits between attempts while the database is unavailable."""
-REBUILD_BATCH_SIZE = 20000
+REBUILD_BATCH_SIZE = 50000
 """Store positions per transaction in a rebuild: fewer, larger transactions read the whole store
-faster (20,000 positions: about 15,000 facts of the topics read, held until they commit)."""
+faster (50,000 positions: about 37,000 facts of the topics read, 22 MB held until they commit;
+a PostgreSQL rebuild took 0.46-0.51 s where batches of 20,000 took 0.56-0.59 s)."""
 CREATE_ATTEMPTS = 3
 
 log = logging.getLogger(__name__)
