@@ -226,6 +226,20 @@ def test_the_replay_of_a_running_game_follows_it_as_it_is_played(pages: Pages, s
     assert page.locator("#step-list li[data-position='4']").count() == 1
 
 
+def test_a_running_game_opened_without_a_step_is_watched_from_its_newest_step(
+    pages: Pages, site: Site
+) -> None:
+    game = site.new_game()
+    command(site, game, 0, type="plant", field=0)
+    page = open_replay(pages, game.id)
+    page.wait_for_selector("#live-status .live-badge.live")
+    wait_for_step(page, 3)
+
+    command(site, game, 0, type="reveal")
+
+    wait_for_step(page, 4)
+
+
 def test_a_seat_follows_its_game_with_its_own_hand(pages: Pages, site: Site) -> None:
     game = site.new_game()
     page = open_replay(pages, game.id, f"?step=2#token={game.seat_tokens[1]}")

@@ -652,7 +652,10 @@ async function start() {
   document.getElementById("title").textContent = `Replay: ${summary.seats.join(", ")}`;
   document.title = `Replay: ${summary.seats.join(", ")} · Bohnanza records`;
   document.getElementById("subtitle").textContent = subtitle();
-  state.position = Math.min(Math.max(1, Number(params.get("step")) || 1), state.steps.length);
+  // A finished game is read from its start; a running one is watched from its newest step, so
+  // that the page follows the game as it is played (a step in the link overrides either).
+  const opening = summary.status === "ended" ? 1 : state.steps.length;
+  state.position = Math.min(Math.max(1, Number(params.get("step")) || opening), state.steps.length);
   build();
   ui.notes.update();
   if (notice) fill(ui.message, notice);
