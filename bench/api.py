@@ -61,6 +61,7 @@ from flask import Flask, Response, jsonify, request
 from psycopg import sql
 
 from api.app import create_app
+from bench.support import cpu_seconds, own_cpu_seconds
 from domain.application import Bohnanza
 from domain.bots import simulate
 from domain.rules import events as ev
@@ -458,11 +459,49 @@ def http_client_work(
     return play, client
 
 
+@dataclass
+class CpuUse:
+    """CPU seconds per command, by who spent them, summed over the runs."""
+
+    server: float = 0.0
+    postgres: float = 0.0
+    client: float = 0.0
+
+    def measured(self, run: Callable[[], float], commands: int, server: str) -> float:
+        """Run `run` (it returns its wall time), adding the CPU each side spent per command;
+        `server`: a string in the server processes' command line."""
+        before = self._readings(server)
+        wall = run()
+        after = self._readings(server)
+        self.server += (after[0] - before[0]) / commands
+        self.postgres += (after[1] - before[1]) / commands
+        self.client += (after[2] - before[2]) / commands
+        return wall
+
+    @staticmethod
+    def _readings(server: str) -> tuple[float, float, float]:
+        return (
+            cpu_seconds(lambda command: "gunicorn" in command and server in command),
+            cpu_seconds(lambda command: command.startswith("postgres")),
+            own_cpu_seconds(),
+        )
+
+    def line(self, repeats: int) -> str:
+        per = [part / repeats * 1000 for part in (self.server, self.postgres, self.client)]
+        total = sum(per)
+        ceiling = (os.cpu_count() or 1) / total * 1000 if total else 0.0
+        return (
+            f"server {per[0]:.2f} + PostgreSQL {per[1]:.2f} + client {per[2]:.2f} = {total:.2f} ms"
+            f" (all {os.cpu_count()} CPUs busy: at most {ceiling:,.0f} commands/s)"
+        )
+
+
 def throughput(server_url: str, games: list[BotGame], commands: int, repeats: int) -> None:
     batches = [command_batches(game, commands) for game in games]
     appended = sum(len(b) for b in batches)
     http_rates: list[float] = []
     raw_rates: list[float] = []
+    raw_cpu, http_cpu = CpuUse(), CpuUse()
     with postgres_database(server_url) as database:
         raw_url = new_schema(database, "raw")
         with (
@@ -471,11 +510,15 @@ def throughput(server_url: str, games: list[BotGame], commands: int, repeats: in
             ) as base,
             Bohnanza.from_url(raw_url, POSTGRES_POOL_SIZE=str(CLIENTS)) as raw,
         ):
+            bind = urlsplit(base).netloc
             for _ in range(repeats):
                 work = [raw_appends(raw, game_batches) for game_batches in batches]
-                raw_rates.append(appended / concurrently(work))
+                wall = raw_cpu.measured(lambda work=work: concurrently(work), appended, bind)
+                raw_rates.append(appended / wall)
                 clients = [http_client_work(base, game, commands) for game in games]
-                http_rates.append(CLIENTS * commands / concurrently([play for play, _ in clients]))
+                plays = [play for play, _ in clients]
+                wall = http_cpu.measured(lambda p=plays: concurrently(p), CLIENTS * commands, bind)
+                http_rates.append(CLIENTS * commands / wall)
                 for _, client in clients:
                     client.close()
     raw_rate = statistics.median(raw_rates)
@@ -493,6 +536,9 @@ def throughput(server_url: str, games: list[BotGame], commands: int, repeats: in
     )
     print(f"   HTTP to gunicorn       {http_rate:>9,.0f} commands/s  (4 workers × 4 threads)")
     print(f"   share of the raw rate  {http_rate / raw_rate:>9.0%}")
+    print("   CPU a command took, by process (means over the runs; the client is this process):")
+    print(f"     raw appends          {raw_cpu.line(repeats)}")
+    print(f"     HTTP                 {http_cpu.line(repeats)}")
 
 
 def main() -> None:

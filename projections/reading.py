@@ -22,6 +22,7 @@ from uuid import UUID
 from eventsourcing.persistence import ApplicationRecorder
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
+from psycopg import sql
 from sqlalchemy import Connection
 
 from domain.application import Bohnanza
@@ -107,11 +108,13 @@ class StoreReader:
 
 
 def _sqlite_select(table: str) -> Callable[[Connection, int, int, Sequence[str]], list[Any]]:
+    events = '"' + table.replace('"', '""') + '"'
+
     def select(connection: Connection, after: int, end: int, topics: Sequence[str]) -> list[Any]:
         wanted = f" AND topic IN ({','.join('?' * len(topics))})" if topics else ""
         statement = (
             "SELECT rowid, originator_id, originator_version, topic, state"
-            f' FROM "{table}" WHERE rowid > ? AND rowid <= ?{wanted} ORDER BY rowid'
+            f" FROM {events} WHERE rowid > ? AND rowid <= ?{wanted} ORDER BY rowid"
         )
         driver = connection.connection.driver_connection
         assert driver is not None
@@ -126,19 +129,22 @@ def _postgres_select(
     # The id's 16 bytes, made a UUID once per game by the reader, instead of psycopg making one
     # per row.
     game = "uuid_send(originator_id)" if binary_ids else "originator_id"
-    statement = (
-        f"SELECT notification_id, {game}, originator_version, topic, state"
-        f' FROM "{schema}"."{table}"'
-        " WHERE notification_id > %s AND notification_id <= %s{wanted} ORDER BY notification_id"
+    events = sql.Identifier(schema, table).as_string(None)
+    every = (
+        f"SELECT notification_id, {game}, originator_version, topic, state FROM {events}"
+        " WHERE notification_id > %s AND notification_id <= %s"
     )
+    of_topics = every + " AND topic = ANY(%s) ORDER BY notification_id"
+    every += " ORDER BY notification_id"
 
     def select(connection: Connection, after: int, end: int, topics: Sequence[str]) -> list[Any]:
         driver = connection.connection.driver_connection
         assert driver is not None
-        wanted = " AND topic = ANY(%s)" if topics else ""
-        params: tuple[Any, ...] = (after, end, list(topics)) if topics else (after, end)
         with driver.cursor(binary=True) as cursor:
-            cursor.execute(statement.format(wanted=wanted), params, prepare=True)
+            if topics:
+                cursor.execute(of_topics, (after, end, list(topics)), prepare=True)
+            else:
+                cursor.execute(every, (after, end), prepare=True)
             return cursor.fetchall()
 
     return select
