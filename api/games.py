@@ -532,16 +532,17 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
     if caller.role != HOST:  # a seat's own seat, named or not, is the same command
         body.setdefault("seat", caller.seat)
     fingerprint = {"command": body, "expected_version": expected}
+    fresh = False
     if key is not None:
-        replay = service.idempotency.begin(game_id, key, caller, fingerprint)
-        if replay is not None:
-            return _answer(replay.status, replay.response, replayed=True)
+        begun = service.idempotency.begin(game_id, key, caller, fingerprint)
+        if isinstance(begun, Replay):
+            return _answer(begun.status, begun.response, replayed=True)
+        fresh = begun.fresh
     try:
-        status, document = 200, _execute(service, game_id, caller, body, expected, key)
-    except AlreadyApplied as already:  # a retry after the first request's server stopped
-        status, document = 200, _stored_answer(service, game_id, caller, already.applied)
-        service.idempotency.finish(game_id, already.request_key, status, document)
-        return _answer(status, document, replayed=True)
+        status, document = 200, _execute(service, game_id, caller, body, expected, key, fresh)
+    except AlreadyApplied as already:  # a retry: the store holds the command under its key
+        document = _stored_answer(service, game_id, caller, already.applied)
+        return _answer(200, document, replayed=True)
     except Conflict:  # lost races, nothing decided: a retry with the key is tried afresh
         if key is not None:
             service.idempotency.release(game_id, key)
@@ -554,7 +555,9 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
         if key is not None:
             service.idempotency.release(game_id, key)
         raise
-    if key is not None:
+    if key is not None and status == 200:
+        service.idempotency.stored_its_command()  # the store holds its answer (begin)
+    elif key is not None:
         service.idempotency.finish(game_id, key, status, document)
     return _answer(status, document)
 
@@ -645,6 +648,7 @@ def _execute(
     body: dict[str, Any],
     expected: int | None,
     key: str | None,
+    fresh: bool = False,
 ) -> dict[str, Any]:
     if caller.role == HOST:
         _authorize_host(service.views.view(game_id, HOST_VIEWER)[0], body)
@@ -652,7 +656,9 @@ def _execute(
         _authorize_seat(caller, service.views.started(game_id), body)
     command = parse_command(body)
     try:
-        outcome = service.app.execute(game_id, command, expected_version=expected, request_key=key)
+        outcome = service.app.execute(
+            game_id, command, expected_version=expected, request_key=key, fresh_key=fresh
+        )
     except Conflict as conflict:
         if expected is None:
             raise

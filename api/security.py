@@ -266,8 +266,9 @@ def _row(game_id: UUID, role: str, seat: int | None, token: str) -> dict[str, An
 
 IN_FLIGHT_LIMIT = timedelta(seconds=30)
 """A request still unanswered after this long (the default of the setting
-`BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS`) has most likely stopped: its process died between
-claiming the key and recording the answer. A retry then runs the command again under the same key,
+`BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS`) has most likely stopped: its process died after
+claiming the key, before storing its command (a stored command answers for its key at once) or
+keeping its refusal. A retry then runs the command again under the same key,
 which the event store keeps with the command's events (domain/request_keys.py): if the first run
 stored it, the store says so and the answer is rebuilt from what it stored; if not, the command
 runs now. Either way it is stored at most once, even if the first request was only slow: the limit
@@ -278,8 +279,10 @@ RELEASED_AT = datetime(1970, 1, 1, tzinfo=UTC)
 """When a released claim counts as made: long enough ago for the next retry to take it over."""
 
 ANSWERS_KEPT = timedelta(hours=24)
-"""How long the answer to a keyed command is kept (the default of the setting
-`BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS`): a retry within it gets that answer as it was given.
+"""How long the answer to a keyed command that stored nothing (a refusal) is kept (the default of
+the setting `BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS`): a retry within it gets that answer as it
+was given. (A stored command keeps none: its answer is rebuilt from the store; versions before
+5 Dec 2026 kept those too, and they are cleared in the same way.)
 An answer holds the caller's whole view, so keeping every one for ever would make the table grow
 by kilobytes a command. After the limit the key's row keeps only what the key covers (the
 caller's token digest and the request's digest), so the same key with another request is still
@@ -310,6 +313,14 @@ class AnswerGone(IdempotencyError):
 class Replay:
     status: int
     response: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """The key is this request's to run. `fresh`: no request held it before, so the event store
+    holds no command under it (the command's own insert would still refuse a second one)."""
+
+    fresh: bool
 
 
 def _stored_a_command(status: int | None) -> bool:
@@ -437,8 +448,13 @@ class IdempotencyStore(KeyedAnswers):
     table = idempotency
     owner = "game_id"
 
-    def begin(self, game_id: UUID, key: str, caller: Caller, request: Any) -> Replay | None:
-        """Claim the key for this request; the stored answer if it was already given."""
+    def begin(self, game_id: UUID, key: str, caller: Caller, request: Any) -> Replay | Claim:
+        """Claim the key for this request; the stored answer if it was already given.
+
+        A command the event store holds under the key has no answer here: its answer is built
+        from what the store holds (the claim says to run it, and the store answers that it was
+        stored). So a command stored under a key costs one transaction besides its claim: its
+        events and its key, together."""
         fingerprint = request_digest(request)
         try:
             with self.engine.begin() as connection:
@@ -453,7 +469,7 @@ class IdempotencyStore(KeyedAnswers):
                         created_at=datetime.now(UTC),
                     )
                 )
-            return None
+            return Claim(fresh=True)
         except IntegrityError:
             pass
         with self.engine.connect() as connection:
@@ -473,6 +489,8 @@ class IdempotencyStore(KeyedAnswers):
         # again, and the answer is rebuilt from what that attempt stored.
         if kept and (_stored_a_command(row.status) or not self.stored(game_id, key)):
             return Replay(row.status, row.response)
+        if row.status is None and self.stored(game_id, key):
+            return Claim(fresh=False)  # its command is stored: the store answers
         if row.status is None and age <= self.in_flight_limit:
             raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")
         if _stored_a_command(row.status) and not self.stored(game_id, key):
@@ -480,7 +498,7 @@ class IdempotencyStore(KeyedAnswers):
         # its request stopped (IN_FLIGHT_LIMIT), or its answer is forgotten (ANSWERS_KEPT)
         with self.engine.begin() as connection:
             if self._claimed_again(connection, row):
-                return None  # run it again, under the same key
+                return Claim(fresh=False)  # run it again, under the same key
         raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")
 
     @staticmethod
@@ -498,7 +516,14 @@ class IdempotencyStore(KeyedAnswers):
         )
 
     def finish(self, game_id: UUID, key: str, status: int, response: dict[str, Any]) -> None:
+        """Keep the answer to a request that stored no command (a refusal): a retry gets it
+        again. A command stored under the key needs none (see `begin`)."""
         self._keep_answer(game_id, key, status, response)
+
+    def stored_its_command(self) -> None:
+        """The key's command was stored with its key: nothing to keep here; now and then, clear
+        the old answers."""
+        self._forget_now_and_then()
 
     def forget_old_answers(self) -> int:
         """Clear every answer older than `answers_kept`, keeping what its key covers (see

@@ -42,7 +42,12 @@ idempotency = Table(
     Column("key", String(128), primary_key=True),
     Column("caller", String(64), nullable=False, comment="digest of the caller's token"),
     Column("request", String(64), nullable=False, comment="sha256 of the canonical request"),
-    Column("status", Integer, nullable=True, comment="None while the first request runs"),
+    Column(
+        "status",
+        Integer,
+        nullable=True,
+        comment="None while the first request runs, and once its command is stored",
+    ),
     Column("response", JSON, nullable=True),
     Column("created_at", UTCDateTime, nullable=False),
     Column("note", Text, nullable=True),

@@ -307,15 +307,18 @@ class Bohnanza(Application[UUID]):
         *,
         expected_version: int | None = None,
         request_key: str | None = None,
+        fresh_key: bool = False,
     ) -> Outcome:
         """Decide and store `command`. With `expected_version`, a game that has moved on since
         raises Conflict; without, a concurrent write is retried against the new state. With
         `request_key`, the command is stored at most once under that key (the key is stored in
         the same transaction as its events): if an earlier attempt stored it, AlreadyApplied
         says which versions it stored, also when the command would be refused now (on a game
-        that holds it)."""
-        for _ in range(COMMAND_RETRIES):
-            self._refuse_if_applied(game_id, request_key)
+        that holds it). `fresh_key`: the caller knows no earlier attempt used the key, so the
+        store is not asked first (a duplicate would still fail on the key's unique row)."""
+        for attempt in range(COMMAND_RETRIES):
+            if attempt or not fresh_key:
+                self._refuse_if_applied(game_id, request_key)
             try:
                 limits.check_size(command)
                 game, facts, corrected = self._decided(game_id, command, expected_version)

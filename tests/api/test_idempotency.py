@@ -19,7 +19,7 @@ from flask.testing import FlaskClient
 from sqlalchemy import Engine, inspect, select, update
 
 from api import security, tables
-from api.security import FORGET_EVERY
+from api.security import FORGET_EVERY, Claim
 from domain.rules.commands import parse_command
 from domain.rules.errors import Conflict
 from projections.engine import schema_of
@@ -216,7 +216,8 @@ def test_of_two_retries_after_the_server_stopped_one_runs_the_command(
 
     second = command(client, game, game.seat(0, Idempotency_Key="two-retries"), **PLANT)
 
-    assert first is None  # the first retry took the key over; the second finds it in flight
+    assert first == Claim(fresh=False)  # the first retry took the key over; the second finds
+    # it in flight
     assert_envelope(second, 409, "idempotency_key_in_flight")
     assert stored_events(web, game) == 2
 
@@ -238,8 +239,17 @@ def forget_old_answers(web: Flask, cleared: bool) -> None:
     """Answers older than the limit are forgotten whether or not they were cleared yet."""
     as_if_answered_long_ago(web)
     if cleared:
-        assert web.extensions["bohnanza"].get().idempotency.forget_old_answers() >= 1
+        web.extensions["bohnanza"].get().idempotency.forget_old_answers()
         assert [row.response for row in idempotency_rows(web)] == [None]
+
+
+def as_if_answered_by_a_version_keeping_answers(
+    web: Flask, game: CreatedGame, key: str, answer: Any
+) -> None:
+    """Keep the answer of the command stored under `key` with its claim, as versions did before
+    the event store's key answered for a stored command."""
+    idempotency = web.extensions["bohnanza"].get().idempotency
+    idempotency.finish(uuid.UUID(game.id), key, 200, answer)
 
 
 FORGOTTEN = pytest.mark.parametrize("cleared", [True, False], ids=["cleared", "not-cleared-yet"])
@@ -313,6 +323,7 @@ def test_an_old_answer_to_a_command_stored_under_a_key_the_store_lacks_is_given_
 ) -> None:
     headers = game.seat(0, Idempotency_Key="plant-1")
     first = command(client, game, headers, **PLANT)
+    as_if_answered_by_a_version_keeping_answers(web, game, "plant-1", first.get_json())
     as_if_stored_by_a_version_keeping_keys_only_with_answers(web)
     as_if_answered_long_ago(web)
 
@@ -328,7 +339,8 @@ def test_a_command_stored_under_a_key_the_store_lacks_is_a_410_once_its_answer_i
     web: Flask, client: FlaskClient, game: CreatedGame
 ) -> None:
     headers = game.seat(0, Idempotency_Key="plant-1")
-    command(client, game, headers, **PLANT)
+    first = command(client, game, headers, **PLANT)
+    as_if_answered_by_a_version_keeping_answers(web, game, "plant-1", first.get_json())
     as_if_stored_by_a_version_keeping_keys_only_with_answers(web)
     forget_old_answers(web, cleared=True)
 
@@ -342,31 +354,45 @@ def test_a_command_stored_under_a_key_the_store_lacks_is_a_410_once_its_answer_i
 def test_clearing_old_answers_keeps_newer_answers_and_requests_still_running(
     web: Flask, client: FlaskClient, game: CreatedGame
 ) -> None:
-    command(client, game, game.seat(0, Idempotency_Key="old"), **PLANT)
+    command(client, game, game.seat(1, Idempotency_Key="old"), type="plant", field=0)  # refused
     claim_for_seat_0(web, game, "running")
     as_if_answered_long_ago(web)
-    command(client, game, game.seat(0, Idempotency_Key="new"), **{**PLANT, "field": 1})
+    command(client, game, game.seat(1, Idempotency_Key="new"), type="plant", field=1)
 
     cleared = web.extensions["bohnanza"].get().idempotency.forget_old_answers()
 
     rows = {row.key: row for row in idempotency_rows(web)}
     assert cleared == 1
-    assert (rows["old"].status, rows["old"].response) == (200, None)
+    assert (rows["old"].status, rows["old"].response) == (409, None)
     assert rows["running"].status is None
-    assert rows["new"].response["version"] == 4
+    assert rows["new"].response["code"] == "rule_violation"
+
+
+def test_a_command_stored_under_a_key_keeps_no_answer_beside_the_store(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    first = command(client, game, game.seat(0, Idempotency_Key="plant-1"), **PLANT)
+
+    (row,) = idempotency_rows(web)
+    retry = command(client, game, game.seat(0, Idempotency_Key="plant-1"), **PLANT)
+
+    assert (row.status, row.response) == (None, None)  # its claim: the store holds the rest
+    assert retry.get_json() == first.get_json()
+    assert retry.headers["Idempotent-Replayed"] == "true"
+    assert [(r.status, r.response) for r in idempotency_rows(web)] == [(None, None)]
 
 
 def test_keyed_commands_clear_old_answers_every_ten_minutes(
     web: Flask, client: FlaskClient, game: CreatedGame, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    command(client, game, game.seat(0, Idempotency_Key="old"), **PLANT)  # clears, none yet
+    command(client, game, game.seat(1, Idempotency_Key="old"), type="plant", field=0)  # refused
     as_if_answered_long_ago(web)
-    command(client, game, game.seat(0, Idempotency_Key="soon"), **{**PLANT, "field": 1})
+    command(client, game, game.seat(1, Idempotency_Key="soon"), type="plant", field=1)
     kept_within_ten_minutes = {row.key: row.response for row in idempotency_rows(web)}
     later = time.monotonic() + FORGET_EVERY.total_seconds()
     monkeypatch.setattr(security, "monotonic", lambda: later)
 
-    command(client, game, game.seat(1, Idempotency_Key="later"), type="plant", field=0)
+    command(client, game, game.seat(0, Idempotency_Key="later"), **PLANT)  # stored: clears too
 
     answers = {row.key: row.response for row in idempotency_rows(web)}
     assert kept_within_ten_minutes["old"] is not None

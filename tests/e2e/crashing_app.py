@@ -2,7 +2,7 @@
 end-to-end crash tests (test_crash.py).
 
 A command sent with an `Idempotency-Key` starting `crash-after-storing` kills its worker process
-right after its events are stored, before its answer is kept; one starting `crash-before-storing`
+right after its events are stored, before it is answered; one starting `crash-before-storing`
 kills it just before its events would be stored. Each key does so once (a marker file in
 `$BOHNANZA_TEST_CRASH_DIR`), so its retries run normally in the worker gunicorn starts instead.
 """
@@ -36,21 +36,18 @@ def app() -> Flask:
         return True
 
     def arm(services: Services) -> None:
-        execute, finish = services.app.execute, services.idempotency.finish
+        execute = services.app.execute
 
         def execute_or_die(game_id: UUID, command: Any, **options: Any) -> Any:
             key = options.get("request_key") or ""
             if key.startswith(BEFORE_STORING) and first_time(key):
                 os._exit(1)
-            return execute(game_id, command, **options)
-
-        def finish_or_die(game_id: UUID, key: str, status: int, document: Any) -> None:
+            outcome = execute(game_id, command, **options)
             if key.startswith(AFTER_STORING) and first_time(key):
                 os._exit(1)
-            finish(game_id, key, status, document)
+            return outcome
 
         services.app.execute = execute_or_die  # type: ignore[method-assign]
-        services.idempotency.finish = finish_or_die  # type: ignore[method-assign]
 
     @web.before_request
     def armed() -> None:
