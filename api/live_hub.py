@@ -66,7 +66,6 @@ POLL_SECONDS = 0.5
 """How often the hub asks the store whether another process stored something, while watched."""
 MESSAGE_INTERVAL_SECONDS = 0.05
 """A game's followers get at most one message this often (a burst of commands is one message)."""
-"""How often the hub asks the store whether another process stored something, while watched."""
 STREAMS_LIMIT = 1000
 """Open streams one process serves at most; beyond, a 503 (each holds a socket)."""
 BUFFER_LIMIT = 1 << 20
