@@ -5,9 +5,10 @@ The library's `select_notifications` makes a `Notification` object of every row 
 PostgreSQL, a dict and a `UUID` first), and pages by a count of rows, which PostgreSQL answers by
 sorting every wanted row past the page's start. For a rebuild that was most of the time not spent
 in the projections themselves (measured in docs/performance.md). Here a page is a range of
-positions, read by the (position) index in one statement on the projector's own connection,
-inside the transaction that moves the tracking positions and writes the rows; each row goes
-straight to the mapper's `to_fact`. What is read is exactly what the library would return for the
+positions, read by the (position) index in one statement on one of the projector's own
+connections (before the transaction that moves the tracking positions and writes the rows, so
+that on SQLite commands can write between batches); each row goes straight to the mapper's
+`to_fact`. What is read is exactly what the library would return for the
 same range and topics, in the same order (tested against it).
 
 A store this module has no SQL for (the in-process one) is read through the library.
@@ -70,7 +71,7 @@ class StoreReader:
 
     def page(self, connection: Connection, after: int, end: int, topics: Sequence[str]) -> Page:
         """The events of `topics` at positions after `after` up to `end`, in order (read on
-        `connection`, in its transaction, where the store is the same database)."""
+        `connection`, a connection to the store's own database)."""
         if end <= after:
             return []
         if self._select is None:

@@ -28,7 +28,7 @@ from domain.storage import first_line
 from . import tracking
 from .engine import projection_engine, schema_of
 from .insights import GameInsights
-from .reading import StoreReader
+from .reading import Page, StoreReader
 from .scoreboards import Scoreboards
 from .tables import metadata
 from .tables import tracking as tracking_table
@@ -93,8 +93,8 @@ class Projector:
     ) -> None:
         self.app = app
         self.engine = engine
-        """On the store's own database (projection_engine): the projector reads the events on
-        it, in the transaction that writes their rows."""
+        """On the store's own database (projection_engine): the projector reads the events
+        through it too."""
         self.reader = StoreReader(app)
         self.projections = {p.name: p for p in projections or default_projections(app)}
         self._owns_engine = owns_engine
@@ -274,15 +274,15 @@ class Projector:
             end = min(position + batch_size, target)
             topics = _topics(group)
             try:
-                with _cycles_uncollected(), self.engine.begin() as connection:
-                    for projection in group:  # first: the row locks make a rival wait here
-                        tracking.advance(connection, projection.name, position, end)
-                    page = self.reader.page(connection, position, end, topics)
-                    for projection in group:
-                        wanted = _topic_set(projection)
-                        batch = [r for topic, r in page if topic in wanted]
-                        projection.process(connection, batch)
-                        read[projection.name] += len(batch)
+                with _cycles_uncollected():
+                    # Read before the batch's transaction: on SQLite its first write takes the
+                    # database's write lock until it commits, and commands must get in between.
+                    with self.engine.connect() as reading:
+                        page = self.reader.page(reading, position, end, topics)
+                    with self.engine.begin() as connection:
+                        for projection in group:  # first: the row locks make a rival wait
+                            tracking.advance(connection, projection.name, position, end)
+                        self._apply(connection, group, page, read)
             except Overtaken:
                 for projection in group:
                     at[projection.name] = self._position(projection.name)
@@ -297,6 +297,17 @@ class Projector:
                 self._known[projection.name] = at[projection.name] = end
             if progress is not None:
                 progress(moved)
+
+    @staticmethod
+    def _apply(
+        connection: Connection, group: Sequence[Projection], page: Page, read: dict[str, int]
+    ) -> None:
+        """Give each projection of the group its own topics' facts of the page, in order."""
+        for projection in group:
+            wanted = _topic_set(projection)
+            batch = [recorded for topic, recorded in page if topic in wanted]
+            projection.process(connection, batch)
+            read[projection.name] += len(batch)
 
     def _position_hint(self, name: str, target: int) -> int:
         """The projection's position as this projector last knew it, or as stored when it knows
