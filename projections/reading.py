@@ -27,7 +27,6 @@ from psycopg import sql
 from sqlalchemy import Connection
 
 from domain.application import Bohnanza
-from domain.encoding import CompactMapper
 from domain.ids import as_uuid
 
 from .tracking import Recorded
@@ -76,10 +75,7 @@ class StoreReader:
             return []
         if self._select is None:
             return self._through_the_library(after, end, topics)
-        mapper = self.app.mapper
-        recorded_fact = (
-            mapper.to_fact if isinstance(mapper, CompactMapper) else self.app.recorded_fact
-        )
+        recorded_fact = self.app.recorded_fact
         ids: dict[Any, UUID] = {}
         page = []
         for position, raw_id, version, topic, state in self._select(connection, after, end, topics):
