@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hmac
+import json
 import re
 from collections.abc import Callable
 from datetime import datetime
@@ -17,7 +18,7 @@ from uuid import UUID
 from flask import Response, after_this_request, current_app, g, jsonify, request
 from marshmallow import Schema
 
-from domain.application import AlreadyApplied, RecordedFact
+from domain.application import AlreadyApplied, KeyUsed, RecordedFact
 from domain.ids import new_game_id
 from domain.request_keys import AppliedRequest
 from domain.rules import events as ev
@@ -52,7 +53,7 @@ from .errors import (
     unauthorized,
 )
 from .openapi import game_links
-from .security import HOST, Caller, IssuedTokens, Replay
+from .security import HOST, AnswerGone, Caller, IssuedTokens, KeyReused, Replay, key_covers
 from .services import Services
 
 blp = Blueprint(
@@ -531,35 +532,45 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
     key = idempotency_key()
     if caller.role != HOST:  # a seat's own seat, named or not, is the same command
         body.setdefault("seat", caller.seat)
-    fingerprint = {"command": body, "expected_version": expected}
-    fresh = False
-    if key is not None:
-        begun = service.idempotency.begin(game_id, key, caller, fingerprint)
-        if isinstance(begun, Replay):
-            return _answer(begun.status, begun.response, replayed=True)
-        fresh = begun.fresh
+    if key is None:
+        return _answer(200, _execute(service, game_id, caller, body, expected))
+    covers = key_covers(caller, {"command": body, "expected_version": expected})
     try:
-        status, document = 200, _execute(service, game_id, caller, body, expected, key, fresh)
-    except AlreadyApplied as already:  # a retry: the store holds the command under its key
-        document = _stored_answer(service, game_id, caller, already.applied)
-        return _answer(200, document, replayed=True)
+        document = _execute(service, game_id, caller, body, expected, (key, covers))
+        return _answer(200, document)
+    except KeyUsed as used:  # a retry: the key's row in the store says what its first use did
+        return _answer_of_used_key(service, caller, covers, used)
     except Conflict:  # lost races, nothing decided: a retry with the key is tried afresh
-        if key is not None:
-            service.idempotency.release(game_id, key)
         raise
     except (ApiError, BohnanzaError) as error:
-        if key is None:
-            raise
         status, document = _error_document(error)
-    except BaseException:
-        if key is not None:
-            service.idempotency.release(game_id, key)
-        raise
-    if key is not None and status == 200:
-        service.idempotency.stored_its_command()  # the store holds its answer (begin)
-    elif key is not None:
-        service.idempotency.finish(game_id, key, status, document)
+    answer = json.dumps({"status": status, "response": document}, separators=(",", ":"))
+    try:
+        service.app.answered(game_id, key, covers, answer)
+    except KeyUsed as used:  # an attempt racing this one used the key first
+        return _answer_of_used_key(service, caller, covers, used)
     return _answer(status, document)
+
+
+def _answer_of_used_key(service: Services, caller: Caller, covers: str, used: KeyUsed) -> Response:
+    """The answer to a command whose key an earlier attempt used, as the key's row in the store
+    says: the command it stored, rebuilt from the store, or the answer it kept. Another request
+    with the key is refused."""
+    applied, key = used.applied, used.request_key
+    if applied.covers not in (None, covers):  # None: a key stored before 5 Dec 2026
+        raise KeyReused(
+            f"Idempotency-Key {key!r} was already used for a different request in this game"
+        )
+    if isinstance(used, AlreadyApplied):
+        return _answer(200, _stored_answer(service, used.game_id, caller, applied), replayed=True)
+    if applied.answer is None:
+        raise AnswerGone(
+            f"the command sent with Idempotency-Key {key!r} was stored by a version of the "
+            "service that kept its answer for a day only, and the answer is gone; the game's "
+            "view shows where the game is now"
+        )
+    kept = json.loads(applied.answer)
+    return _answer(kept["status"], kept["response"], replayed=True)
 
 
 def idempotency_key() -> str | None:
@@ -647,17 +658,18 @@ def _execute(
     caller: Caller,
     body: dict[str, Any],
     expected: int | None,
-    key: str | None,
-    fresh: bool = False,
+    keyed: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
+    """Run the command and answer it; `keyed`: its Idempotency-Key and what the key covers."""
     if caller.role == HOST:
         _authorize_host(service.views.view(game_id, HOST_VIEWER)[0], body)
     else:
         _authorize_seat(caller, service.views.started(game_id), body)
     command = parse_command(body)
     try:
+        key, covers = keyed or (None, None)
         outcome = service.app.execute(
-            game_id, command, expected_version=expected, request_key=key, fresh_key=fresh
+            game_id, command, expected_version=expected, request_key=key, request_covers=covers
         )
     except Conflict as conflict:
         if expected is None:

@@ -325,14 +325,12 @@ COMMAND_HEADERS = [
         "required": False,
         "description": "Makes a retry safe: the same key and body get the first answer again "
         "(with `Idempotent-Replayed: true`) and store nothing new; the same key with another "
-        "body or another expected version (`If-Match` or `expected_version`) is refused (422), and while the first request runs, 409 (`idempotency_key_in_flight`). "
-        "The key is stored with the command's events, so even a retry after the server stopped "
-        "mid-request stores the command at most once: after 30 seconds unanswered (by default: "
-        "the server's `BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS`), the retry gets the answer "
-        "rebuilt from what was stored, or the command runs then. Answers are kept for 24 hours "
-        "(by default: the server's `BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS`); "
-        "later, the key still refuses another body, and the same body is answered the same "
-        "way: rebuilt from what was stored, or, for a command refused then, decided again. "
+        "body or another expected version (`If-Match` or `expected_version`) is refused (422). "
+        "The key is stored in the command's own transaction, with its events or, if it was "
+        "refused, with its answer: whichever attempt stores first decides the key, so a retry "
+        "sent while the first request still runs, or after its server stopped mid-request, "
+        "gets the answer of the command that was stored (rebuilt from the store) or the refusal "
+        "that was kept, never a second copy and never a 409. Answers are kept with the game. "
         + KEY_FORMAT,
         "schema": KEY_SCHEMA,
     },

@@ -19,18 +19,18 @@ import re
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from time import monotonic
 from typing import Any
 from urllib.parse import quote, quote_plus
 from uuid import UUID
 
-from sqlalchemy import Connection, Engine, Table, and_, delete, insert, null, or_, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Engine, and_, delete, insert, null, or_, select, update
 
+from domain.request_keys import REFUSED, VERSIONS_UNKNOWN, AppliedRequest, KeyRows
 from domain.rules.errors import BohnanzaError
 from projections.engine import durable_commit
 
@@ -264,35 +264,6 @@ def _row(game_id: UUID, role: str, seat: int | None, token: str) -> dict[str, An
     }
 
 
-IN_FLIGHT_LIMIT = timedelta(seconds=30)
-"""A request still unanswered after this long (the default of the setting
-`BOHNANZA_IDEMPOTENCY_IN_FLIGHT_SECONDS`) has most likely stopped: its process died after
-claiming the key, before storing its command (a stored command answers for its key at once) or
-keeping its refusal. A retry then runs the command again under the same key,
-which the event store keeps with the command's events (domain/request_keys.py): if the first run
-stored it, the store says so and the answer is rebuilt from what it stored; if not, the command
-runs now. Either way it is stored at most once, even if the first request was only slow: the limit
-decides how soon a retry may try, not whether a command can be stored twice."""
-
-
-RELEASED_AT = datetime(1970, 1, 1, tzinfo=UTC)
-"""When a released claim counts as made: long enough ago for the next retry to take it over."""
-
-ANSWERS_KEPT = timedelta(hours=24)
-"""How long the answer to a keyed command that stored nothing (a refusal) is kept (the default of
-the setting `BOHNANZA_IDEMPOTENCY_ANSWERS_KEPT_HOURS`): a retry within it gets that answer as it
-was given. (A stored command keeps none: its answer is rebuilt from the store; versions before
-5 Dec 2026 kept those too, and they are cleared in the same way.)
-An answer holds the caller's whole view, so keeping every one for ever would make the table grow
-by kilobytes a command. After the limit the key's row keeps only what the key covers (the
-caller's token digest and the request's digest), so the same key with another request is still
-refused; the same request sent again runs again under the key, as after a stopped server (see
-IN_FLIGHT_LIMIT): the event store refuses it if it was stored, and the answer is rebuilt from what
-it stored, or it is decided now (a command refused then may be a legal move now)."""
-FORGET_EVERY = timedelta(minutes=10)
-"""How often each process clears the answers older than the limit (after a keyed command)."""
-
-
 class IdempotencyError(BohnanzaError):
     """An Idempotency-Key that cannot be honoured."""
 
@@ -315,14 +286,6 @@ class Replay:
     response: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """The key is this request's to run. `fresh`: no request held it before, so the event store
-    holds no command under it (the command's own insert would still refuse a second one)."""
-
-    fresh: bool
-
-
 def _stored_a_command(status: int | None) -> bool:
     """Whether a key's answer says its command was stored (None: still running)."""
     return status is not None and 200 <= status < 300
@@ -332,202 +295,74 @@ def request_digest(request: Any) -> str:
     return digest(json.dumps(request, sort_keys=True, separators=(",", ":")))
 
 
-class KeyedAnswers:
-    """What the stores of keyed requests' answers share: how long a request counts as running
-    and its answer is kept, whether the event store holds a key, taking a claim over, releasing
-    it, and clearing old answers. A key's row is found by its owner (`owner`, a column of
-    `table`: the game a command is for, what a creation creates) and the key."""
+class IdempotencyStore:
+    """What versions before 5 Dec 2026 kept beside the event store for keyed commands (a claim per
+    key, and the answers of refusals), handed over to the store's key rows (domain/request_keys.py)
+    when a process starts. Since then a keyed command writes nothing here: its key's row in the
+    store, written in the command's own transaction, says what the key covers and what its
+    command did (its versions, or the refusal it was answered with)."""
 
-    table: Table
-    owner: str
+    HAND_OVER_BATCH = 500
 
-    def __init__(
-        self,
-        engine: Engine,
-        in_flight_limit: timedelta = IN_FLIGHT_LIMIT,
-        answers_kept: timedelta = ANSWERS_KEPT,
-        *,
-        stored: Callable[[UUID, str], bool],
-    ) -> None:
-        """`stored(game_id, key)`: whether the event store holds the key with the events its
-        request stored in that game (domain/request_keys.py)."""
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.stored = stored
-        self.in_flight_limit = in_flight_limit
-        self.answers_kept = answers_kept
-        self._next_forgetting = monotonic()
-        self._forgetting = threading.Lock()
 
-    def _key(self, owner: Any, key: str) -> tuple[Any, Any]:
-        """The where-clause of a key's row."""
-        return self.table.c[self.owner] == owner, self.table.c.key == key
-
-    def _claimed_again(self, connection: Connection, row: Any, **values: Any) -> bool:
-        """Claim the key of `row` anew for this request (with these other values), unless
-        another retry did first (the row is no longer as it was read)."""
-        status = self.table.c.status
-        taken = connection.execute(
-            update(self.table)
-            .where(
-                *self._key(row._mapping[self.owner], row.key),
-                status.is_(None) if row.status is None else status == row.status,
-                self.table.c.created_at == row.created_at,
-            )
-            .values(created_at=datetime.now(UTC), status=None, response=null(), **values)
-        )
-        return taken.rowcount == 1
-
-    def release(self, owner: Any, key: str) -> None:
-        """Give up the claim of a request that decided nothing or failed unexpectedly, so that a
-        retry of it runs at once: the claim counts as made long ago (RELEASED_AT), as if its
-        server had stopped. The key keeps what it covers: freeing it for another request would
-        let that request be answered as the first one, whose work the event store may hold
-        under the key already (stored before the failure)."""
-        with self.engine.begin() as connection:
-            connection.execute(
-                update(self.table)
-                .where(*self._key(owner, key), self.table.c.status.is_(None))
-                .values(created_at=RELEASED_AT)
-            )
-
-    def _keep_answer(
-        self, owner: Any, key: str, status: int, response: dict[str, Any], **values: Any
-    ) -> None:
-        """Keep the answer to the key's request (and these other values), and now and then
-        clear the old ones."""
-        with self.engine.begin() as connection:
-            connection.execute(
-                update(self.table)
-                .where(*self._key(owner, key))
-                .values(status=status, response=response, **values)
-            )
-        self._forget_now_and_then()
-
-    def forget_old_answers(self) -> int:
-        """Clear every answer older than `answers_kept`; how many were cleared."""
-        raise NotImplementedError
-
-    def _cleared(self, *where: Any, **values: Any) -> int:
-        """Set these values (to SQL null) in the rows claimed longer ago than `answers_kept`
-        that match `where`; how many."""
-        cutoff = datetime.now(UTC) - self.answers_kept
-        with self.engine.begin() as connection:
-            cleared = connection.execute(
-                update(self.table).where(self.table.c.created_at < cutoff, *where).values(**values)
-            )
-        return cleared.rowcount
-
-    def _forget_now_and_then(self) -> None:
-        """`forget_old_answers`, if this process has not for FORGET_EVERY. A failure is logged,
-        not raised: the request's work and its answer are stored, and the next time clears them."""
-        now = monotonic()
-        if now < self._next_forgetting or not self._forgetting.acquire(blocking=False):
-            return
-        try:
-            self._next_forgetting = now + FORGET_EVERY.total_seconds()
-            forgotten = self.forget_old_answers()
-            if forgotten:
-                log.info(
-                    "forgot %d answers to keyed requests older than %s",
-                    forgotten,
-                    self.answers_kept,
-                )
-        except Exception:  # housekeeping: the request's work and its answer are stored already
-            log.warning(
-                "the answers to keyed requests older than %s could not be cleared",
-                self.answers_kept,
-                exc_info=True,
-            )
-        finally:
-            self._forgetting.release()
-
-
-class IdempotencyStore(KeyedAnswers):
-    """One answer per (game, Idempotency-Key): the first request runs, retries get its answer."""
-
-    table = idempotency
-    owner = "game_id"
-
-    def begin(self, game_id: UUID, key: str, caller: Caller, request: Any) -> Replay | Claim:
-        """Claim the key for this request; the stored answer if it was already given.
-
-        A command the event store holds under the key has no answer here: its answer is built
-        from what the store holds (the claim says to run it, and the store answers that it was
-        stored). So a command stored under a key costs one transaction besides its claim: its
-        events and its key, together."""
-        fingerprint = request_digest(request)
-        try:
+    def hand_over(self, keys: KeyRows) -> int:
+        """Move every row of this table into the store's key rows, and delete it: what it covers
+        (so that another request with its key is still refused), a refusal's answer while it is
+        kept, and a command stored before the store kept keys (its versions, read from its
+        answer; once that answer was cleared, the key is answered 410). A claim whose command was
+        never stored is dropped: a retry runs it. How many rows were handed over. Safe to run
+        in several processes at once; the old version must no longer be running."""
+        handed = 0
+        while True:
+            with self.engine.connect() as connection:
+                rows = connection.execute(
+                    select(idempotency)
+                    .order_by(idempotency.c.game_id, idempotency.c.key)
+                    .limit(self.HAND_OVER_BATCH)
+                ).all()
+            if not rows:
+                break
+            for row in rows:
+                self._hand_over_row(keys, row)
             with self.engine.begin() as connection:
-                connection.execute(
-                    insert(idempotency).values(
-                        game_id=game_id,
-                        key=key,
-                        caller=caller.token_digest,
-                        request=fingerprint,
-                        status=None,
-                        response=null(),
-                        created_at=datetime.now(UTC),
-                    )
-                )
-            return Claim(fresh=True)
-        except IntegrityError:
-            pass
-        with self.engine.connect() as connection:
-            row = connection.execute(
-                select(idempotency).where(*self._key(game_id, key))
-            ).one_or_none()
-        if row is None:  # the service never removes a key's row, but a person may have
-            raise KeyInFlight(f"the request with Idempotency-Key {key!r} is changing hands")
-        if row.caller != caller.token_digest or row.request != fingerprint:
-            raise KeyReused(
-                f"Idempotency-Key {key!r} was already used for a different request in this game"
-            )
-        age = datetime.now(UTC) - row.created_at
-        kept = row.status is not None and row.response is not None and age <= self.answers_kept
-        # A refusal is not given again once the store holds the key's command: a retry was
-        # refused on the game before an earlier attempt, still running then, stored it. It runs
-        # again, and the answer is rebuilt from what that attempt stored.
-        if kept and (_stored_a_command(row.status) or not self.stored(game_id, key)):
-            return Replay(row.status, row.response)
-        if row.status is None and self.stored(game_id, key):
-            return Claim(fresh=False)  # its command is stored: the store answers
-        if row.status is None and age <= self.in_flight_limit:
-            raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")
-        if _stored_a_command(row.status) and not self.stored(game_id, key):
-            return self._answer_of_unkept_key(key, row)
-        # its request stopped (IN_FLIGHT_LIMIT), or its answer is forgotten (ANSWERS_KEPT)
-        with self.engine.begin() as connection:
-            if self._claimed_again(connection, row):
-                return Claim(fresh=False)  # run it again, under the same key
-        raise KeyInFlight(f"the request with Idempotency-Key {key!r} is still being processed")
+                for row in rows:
+                    connection.execute(delete(idempotency).where(*_row_key(row)))
+            handed += len(rows)
+        if handed:
+            log.info("handed %d keyed commands' rows over to the event store", handed)
+        return handed
 
     @staticmethod
-    def _answer_of_unkept_key(key: str, row: Any) -> Replay:
-        """The answer to a command stored under a key the event store does not hold: stored by
-        a version of the service that kept keys only here. Running it again would store it a
-        second time, so it never runs again: the answer is given while this table still holds
-        it, and once cleared (ANSWERS_KEPT) the key is refused."""
-        if row.response is not None:
-            return Replay(row.status, row.response)
-        raise AnswerGone(
-            f"the command sent with Idempotency-Key {key!r} was stored on "
-            f"{row.created_at:%Y-%m-%d}, and its answer is no longer kept; the game's view "
-            "shows where the game is now"
-        )
+    def _hand_over_row(keys: KeyRows, row: Any) -> None:
+        covers = key_covers_digest(row.caller, row.request)
+        if keys.cover(row.game_id, row.key, covers):
+            return  # its command is stored under the key: the store answers for it
+        if row.status is None:
+            return  # claimed, never stored: a retry runs it
+        if not _stored_a_command(row.status):
+            if row.response is not None:  # a refusal, still kept
+                answer = json.dumps({"status": row.status, "response": row.response})
+                keys.keep(row.game_id, row.key, AppliedRequest(REFUSED, REFUSED, covers, answer))
+            return  # a refusal whose answer was cleared: the same request is decided anew
+        # stored by a version that kept keys only here: never run again
+        if row.response is None:
+            first = last = VERSIONS_UNKNOWN
+        else:
+            last = row.response["version"]
+            first = last - len(row.response["events"]) + 1
+        keys.keep(row.game_id, row.key, AppliedRequest(first, last, covers))
 
-    def finish(self, game_id: UUID, key: str, status: int, response: dict[str, Any]) -> None:
-        """Keep the answer to a request that stored no command (a refusal): a retry gets it
-        again. A command stored under the key needs none (see `begin`)."""
-        self._keep_answer(game_id, key, status, response)
 
-    def stored_its_command(self) -> None:
-        """The key's command was stored with its key: nothing to keep here; now and then, clear
-        the old answers."""
-        self._forget_now_and_then()
+def _row_key(row: Any) -> tuple[Any, Any]:
+    return idempotency.c.game_id == row.game_id, idempotency.c.key == row.key
 
-    def forget_old_answers(self) -> int:
-        """Clear every answer older than `answers_kept`, keeping what its key covers (see
-        ANSWERS_KEPT); how many were cleared."""
-        return self._cleared(
-            idempotency.c.status.is_not(None), idempotency.c.response.is_not(None), response=null()
-        )
+
+def key_covers(caller: Caller, request: Any) -> str:
+    """What an Idempotency-Key given with this request covers: the caller and the request."""
+    return key_covers_digest(caller.token_digest, request_digest(request))
+
+
+def key_covers_digest(caller_digest: str, request_digest: str) -> str:
+    return digest(f"{caller_digest} {request_digest}")

@@ -27,9 +27,9 @@ from projections.views import Viewer, ViewFold
 from replays.steps import Replay
 
 from . import tables
-from .creation_keys import CreationKeys
+from .creation_keys import ANSWERS_KEPT, IN_FLIGHT_LIMIT, CreationKeys
 from .live_hub import LiveHub
-from .security import ANSWERS_KEPT, IN_FLIGHT_LIMIT, IdempotencyStore, TokenStore
+from .security import IdempotencyStore, TokenStore
 from .settings import DATABASE_DEADLINE_SECONDS
 
 log = logging.getLogger(__name__)
@@ -252,15 +252,13 @@ class Services:
         self.engine = projection_engine(database_url)
         try:
             tables.create_missing(self.engine)
+            IdempotencyStore(self.engine).hand_over(self.app.keys)
             self.projector = Projector(self.app, self.engine)
         except BaseException:
             self.engine.dispose()  # and the store's pool, so that a retry starts clean
             self.app.close()
             raise
         self.tokens = TokenStore(self.engine)
-        self.idempotency = IdempotencyStore(
-            self.engine, in_flight_limit, answers_kept, stored=self.app.request_key_stored
-        )
         self.creations = CreationKeys(
             self.engine,
             in_flight_limit,

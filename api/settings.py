@@ -10,7 +10,7 @@ from pathlib import Path
 
 from domain.storage import default_database_url
 
-from .security import ANSWERS_KEPT, IN_FLIGHT_LIMIT
+from .creation_keys import ANSWERS_KEPT, IN_FLIGHT_LIMIT
 
 TRUE = {"1", "true", "yes", "y", "on"}
 READ_TIMEOUT_SECONDS = 15.0

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -35,7 +35,7 @@ from eventsourcing.utils import Environment
 from . import limits, seat_names
 from .aggregate import Game, StoredFact
 from .encoding import CompactMapper, topics_of
-from .request_keys import AppliedRequest
+from .request_keys import REFUSED, AppliedRequest, KeyRows
 from .rules import events as ev
 from .rules.commands import Command, Correct, Undo
 from .rules.decide import start_game
@@ -125,17 +125,40 @@ class Outcome:
         ]
 
 
-class AlreadyApplied(Exception):
-    """The command given with this request key was stored already, by an earlier attempt."""
+class KeyUsed(Exception):
+    """The request key was used already, by an earlier attempt: `applied` says what it did."""
 
     def __init__(self, game_id: UUID, request_key: str, applied: AppliedRequest) -> None:
-        super().__init__(
-            f"the command with request key {request_key!r} was stored in game {game_id} "
-            f"as versions {applied.first_version}–{applied.last_version}"
-        )
+        super().__init__(self.describe(game_id, request_key, applied))
         self.game_id = game_id
         self.request_key = request_key
         self.applied = applied
+
+    @staticmethod
+    def describe(game_id: UUID, request_key: str, applied: AppliedRequest) -> str:
+        return f"request key {request_key!r} was used in game {game_id}"
+
+    @staticmethod
+    def of(game_id: UUID, request_key: str, applied: AppliedRequest) -> KeyUsed:
+        """AlreadyApplied if the key's request stored its events, else AlreadyAnswered."""
+        kind = AlreadyApplied if applied.stored else AlreadyAnswered
+        return kind(game_id, request_key, applied)
+
+
+class AlreadyApplied(KeyUsed):
+    """The command given with this request key was stored already, by an earlier attempt."""
+
+    @staticmethod
+    def describe(game_id: UUID, request_key: str, applied: AppliedRequest) -> str:
+        return (
+            f"the command with request key {request_key!r} was stored in game {game_id} "
+            f"as versions {applied.first_version}–{applied.last_version}"
+        )
+
+
+class AlreadyAnswered(KeyUsed):
+    """The request given with this request key was answered without storing anything (its
+    answer is kept with the key), or by a version of the service whose answer is gone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,7 +320,7 @@ class Bohnanza(Application[UUID]):
         try:
             return self.save(game, *beside, **({"request_key": request_key} if request_key else {}))
         except IntegrityError:
-            self._refuse_if_applied(game.id, request_key)
+            self._refuse_if_used(game.id, request_key)
             raise Conflict(f"a game {game.id} is stored already", None) from None
 
     def execute(
@@ -307,37 +330,37 @@ class Bohnanza(Application[UUID]):
         *,
         expected_version: int | None = None,
         request_key: str | None = None,
-        fresh_key: bool = False,
+        request_covers: str | None = None,
     ) -> Outcome:
         """Decide and store `command`. With `expected_version`, a game that has moved on since
         raises Conflict; without, a concurrent write is retried against the new state. With
         `request_key`, the command is stored at most once under that key (the key is stored in
-        the same transaction as its events): if an earlier attempt stored it, AlreadyApplied
-        says which versions it stored, also when the command would be refused now (on a game
-        that holds it). `fresh_key`: the caller knows no earlier attempt used the key, so the
-        store is not asked first (a duplicate would still fail on the key's unique row)."""
+        the same transaction as its events, with `request_covers`: what it covers): if an
+        earlier attempt used the key, KeyUsed says what it did (AlreadyApplied: which versions
+        it stored, also when the command would be refused now, on a game that holds it;
+        AlreadyAnswered: it stored nothing, see `answered`). The store is not asked first: the
+        key's unique row refuses a second use, in the command's own transaction."""
         for attempt in range(COMMAND_RETRIES):
-            if attempt or not fresh_key:
-                self._refuse_if_applied(game_id, request_key)
+            if attempt:
+                self._refuse_if_used(game_id, request_key)
             try:
                 limits.check_size(command)
                 game, facts, corrected = self._decided(game_id, command, expected_version)
                 limits.check_command(game.version - len(facts), command, facts)
             except BohnanzaError:
                 # Decided on the game as loaded, which may hold this very command: an earlier
-                # attempt may have stored it after the check above (the cache fast-forwards to
-                # what the store holds now). Its key was stored with its events, so the store
-                # holds the key for every state holding the command: a refusal is given only if
-                # the key is still free once it was decided.
-                self._refuse_if_applied(game_id, request_key)
+                # attempt may have stored it (the cache fast-forwards to what the store holds
+                # now). Its key was stored with its events, so the store holds the key for every
+                # state holding the command: a refusal is given only if the key is still free
+                # once it was decided.
+                self._refuse_if_used(game_id, request_key)
                 raise
             before = game.version - len(facts)
+            keyed = {"request_key": request_key, "request_covers": request_covers}
             try:
-                recordings = self.save(
-                    game, **({"request_key": request_key} if request_key else {})
-                )
+                recordings = self.save(game, **(keyed if request_key else {}))
             except IntegrityError:
-                self._refuse_if_applied(game_id, request_key)
+                self._refuse_if_used(game_id, request_key)
                 if expected_version is not None:
                     raise Conflict(
                         f"another command was stored first at version {expected_version + 1}",
@@ -349,6 +372,15 @@ class Bohnanza(Application[UUID]):
             self._snapshot(game_id, before, game.version)
             return _outcome(game, facts, recordings)
         raise Conflict(f"the game kept changing; {COMMAND_RETRIES} attempts failed", None)
+
+    def answered(self, game_id: UUID, request_key: str, covers: str, answer: str) -> None:
+        """Keep the answer of a request given with `request_key` that stored nothing (the rules
+        refused its command), in the key's row: a later attempt with the key, whatever it would
+        decide, is told AlreadyAnswered. KeyUsed if an earlier attempt used the key first."""
+        refused = AppliedRequest(REFUSED, REFUSED, covers, answer)
+        earlier = self.keys.keep(game_id, request_key, refused)
+        if earlier is not None:
+            raise KeyUsed.of(game_id, request_key, earlier)
 
     def _decided(
         self, game_id: UUID, command: Command, expected_version: int | None
@@ -368,15 +400,20 @@ class Bohnanza(Application[UUID]):
         return game, game.execute(command), None
 
     def request_key_stored(self, game_id: UUID, request_key: str) -> bool:
-        """Whether a command was stored in this game under `request_key`."""
-        return self.recorder.applied(game_id, request_key) is not None  # type: ignore[attr-defined]
+        """Whether a request was given in this game under `request_key`."""
+        return self.keys.applied(game_id, request_key) is not None
 
-    def _refuse_if_applied(self, game_id: UUID, request_key: str | None) -> None:
+    @property
+    def keys(self) -> KeyRows:
+        """The rows of request keys, kept by the store's recorder (domain/request_keys.py)."""
+        return cast(KeyRows, self.recorder)
+
+    def _refuse_if_used(self, game_id: UUID, request_key: str | None) -> None:
         if request_key is None:
             return
-        applied = self.recorder.applied(game_id, request_key)  # type: ignore[attr-defined]
+        applied = self.keys.applied(game_id, request_key)
         if applied is not None:
-            raise AlreadyApplied(game_id, request_key, applied)
+            raise KeyUsed.of(game_id, request_key, applied)
 
     def _snapshot(self, game_id: UUID, before: int, after: int) -> None:
         """Snapshot every `snapshot_interval`-th version this command reached. Best effort: the

@@ -1,14 +1,19 @@
 """Request keys stored in the same transaction as a command's events, so a command sent again with
 the same key is applied once, whatever happened to the process that stored it first.
 
-The API lets clients send commands, and create games, with an `Idempotency-Key`. Its answer is kept elsewhere (the
-API's own table), after the command is stored; a process that stops between the two would leave
-the key's outcome unknown. So the key is also written here, by the event store's own recorder, in
-the very transaction that inserts the command's events (the recorder's insert hooks, which
-`Application.save(game, request_key=…)` reaches with the key): one row per (game, key) under a
-unique constraint, with the command's first and last version. Either both are stored or neither.
-A second attempt with the key fails on that constraint, and `applied` tells which versions the
-first one stored.
+The API lets clients send commands, and create games, with an `Idempotency-Key`. The key is
+written here, by the event store's own recorder, in the very transaction that inserts the
+command's events (the recorder's insert hooks, which `Application.save(game, request_key=…)`
+reaches with the key): one row per (game, key) under a unique constraint, with the command's
+first and last version and what the key covers (`request_covers`: a digest of the caller and the
+request, so that the same key sent with another request can be told apart). Either both are
+stored or neither. A second attempt with the key fails on that constraint, and `applied` tells
+what the first one did.
+
+A request that stores nothing (the rules refused it) keeps its answer in the same row instead
+(`keep`, first and last version REFUSED): the row is taken once, by whichever attempt gets there
+first, so a key is either a stored command or a refusal, never both. A keyed command is therefore
+one transaction whatever its outcome.
 
 One recorder per store: SQLite and PostgreSQL (selected with `APPLICATION_RECORDER_TOPIC`) and
 the in-memory store (a factory of its own, as the in-memory factory takes no recorder topic).
@@ -17,9 +22,9 @@ the in-memory store (a factory of its own, as the in-memory factory takes no rec
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError, StoredEvent
@@ -27,7 +32,7 @@ from eventsourcing.popo import POPOApplicationRecorder, POPOFactory
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
 from eventsourcing.utils import get_topic
-from psycopg.sql import SQL, Identifier
+from psycopg.sql import SQL, Identifier, Literal
 
 from .deadline import bounded_connections, within_deadline
 from .network import RECONNECT_SECONDS, network_limits
@@ -35,20 +40,74 @@ from .network import RECONNECT_SECONDS, network_limits
 REQUEST_KEYS_TABLE = "bohnanza_request_keys"
 
 
+REFUSED = 0
+"""The first and last version of a key whose request stored nothing: the row keeps its answer."""
+
+VERSIONS_UNKNOWN = -1
+"""The first and last version of a key whose command was stored by a version of the service that
+kept keys only beside the store (before 1 Dec 2026), and whose answer is no longer kept."""
+
+COLUMNS = ("originator_id", "request_key", "first_version", "last_version", "covers", "answer")
+ADDED_COLUMNS = ("covers", "answer")
+"""Columns added on 5 Dec 2026 (text, null in older rows); a store made before gets them."""
+
+
 @dataclass(frozen=True, slots=True)
 class AppliedRequest:
-    """The versions a command sent with a request key stored, first to last."""
+    """What a request key's row says: the versions its command stored, first to last, or
+    (REFUSED) that it stored nothing and was answered `answer`; `covers`: the digest of the
+    request it was first used for (None for keys stored before 5 Dec 2026, and for the keys of
+    new games, whose requests are told apart elsewhere)."""
 
     first_version: int
     last_version: int
+    covers: str | None = None
+    answer: str | None = None
+
+    @property
+    def stored(self) -> bool:
+        """Whether the store holds the events of the key's request (its versions are known)."""
+        return self.first_version > 0
 
 
-def _applied(stored_events: Sequence[StoredEvent]) -> tuple[Any, AppliedRequest]:
+class KeyRows(Protocol):
+    """What each recorder here adds to the library's: the rows of request keys."""
+
+    def applied(self, originator_id: UUID, request_key: str) -> AppliedRequest | None:
+        """What the key's row in this game says, if the key was used."""
+
+    def keep(
+        self, originator_id: UUID, request_key: str, applied: AppliedRequest
+    ) -> AppliedRequest | None:
+        """Take the key's row with `applied` (a refusal's answer, or a command stored before
+        keys were): None if taken, else what the row already says (the first use wins)."""
+
+    def cover(self, originator_id: UUID, request_key: str, covers: str) -> bool:
+        """Say what a key stored before 5 Dec 2026 covers, unless its row says so already;
+        whether the key has a row."""
+
+
+def _applied(
+    stored_events: Sequence[StoredEvent], covers: str | None
+) -> tuple[Any, AppliedRequest]:
     """The game and versions of one request's events: those of the first aggregate saved, at
     consecutive versions (a command's game; a new game, saved before the records beside it)."""
     first = stored_events[0]
     last = [e for e in stored_events if e.originator_id == first.originator_id][-1]
-    return first.originator_id, AppliedRequest(first.originator_version, last.originator_version)
+    applied = AppliedRequest(first.originator_version, last.originator_version, covers)
+    return first.originator_id, applied
+
+
+def _row(originator_id: Any, request_key: str, applied: AppliedRequest) -> tuple[Any, ...]:
+    """A key's row, in the order of COLUMNS."""
+    return (
+        originator_id,
+        request_key,
+        applied.first_version,
+        applied.last_version,
+        applied.covers,
+        applied.answer,
+    )
 
 
 class SQLiteRecorder(SQLiteApplicationRecorder):
@@ -70,9 +129,19 @@ class SQLiteRecorder(SQLiteApplicationRecorder):
             "request_key TEXT NOT NULL, "
             "first_version INTEGER NOT NULL, "
             "last_version INTEGER NOT NULL, "
+            "covers TEXT, "
+            "answer TEXT, "
             "PRIMARY KEY (originator_id, request_key)) "
             "WITHOUT ROWID",
         ]
+
+    def _create_table(self, c: SQLiteCursor) -> None:
+        super()._create_table(c)
+        c.execute(f"PRAGMA table_info({REQUEST_KEYS_TABLE})")
+        present = {row[1] for row in c.fetchall()}
+        for column in ADDED_COLUMNS:
+            if column not in present:
+                c.execute(f"ALTER TABLE {REQUEST_KEYS_TABLE} ADD COLUMN {column} TEXT")
 
     def _insert_events(
         self,
@@ -80,27 +149,53 @@ class SQLiteRecorder(SQLiteApplicationRecorder):
         stored_events: Sequence[StoredEvent],
         *,
         request_key: str | None = None,
+        request_covers: str | None = None,
         **kwargs: Any,
     ) -> Sequence[int] | None:
         notification_ids = super()._insert_events(c, stored_events, **kwargs)
         if request_key is not None and stored_events:
-            game_id, applied = _applied(stored_events)
-            c.execute(
-                f"INSERT INTO {REQUEST_KEYS_TABLE} VALUES (?, ?, ?, ?)",
-                (_sqlite_id(game_id), request_key, applied.first_version, applied.last_version),
-            )
+            game_id, applied = _applied(stored_events, request_covers)
+            c.execute(_SQLITE_INSERT, _row(_sqlite_id(game_id), request_key, applied))
         return notification_ids
 
     def applied(self, originator_id: UUID, request_key: str) -> AppliedRequest | None:
-        """The versions the command sent with this key stored in this game, if it was."""
         with self.datastore.transaction(commit=False) as c:
+            return self._applied(c, originator_id, request_key)
+
+    @staticmethod
+    def _applied(c: SQLiteCursor, originator_id: UUID, request_key: str) -> AppliedRequest | None:
+        c.execute(
+            f"SELECT first_version, last_version, covers, answer FROM {REQUEST_KEYS_TABLE} "
+            "WHERE originator_id = ? AND request_key = ?",
+            (_sqlite_id(originator_id), request_key),
+        )
+        row = c.fetchone()
+        return None if row is None else AppliedRequest(*row)
+
+    def keep(
+        self, originator_id: UUID, request_key: str, applied: AppliedRequest
+    ) -> AppliedRequest | None:
+        with self.datastore.transaction(commit=True) as c:
             c.execute(
-                f"SELECT first_version, last_version FROM {REQUEST_KEYS_TABLE} "
-                "WHERE originator_id = ? AND request_key = ?",
-                (_sqlite_id(originator_id), request_key),
+                f"{_SQLITE_INSERT} ON CONFLICT DO NOTHING",
+                _row(_sqlite_id(originator_id), request_key, applied),
             )
-            row = c.fetchone()
-        return None if row is None else AppliedRequest(row[0], row[1])
+            taken = c.sqlite_cursor.rowcount == 1
+            return None if taken else self._applied(c, originator_id, request_key)
+
+    def cover(self, originator_id: UUID, request_key: str, covers: str) -> bool:
+        with self.datastore.transaction(commit=True) as c:
+            c.execute(
+                f"UPDATE {REQUEST_KEYS_TABLE} SET covers = coalesce(covers, ?) "
+                "WHERE originator_id = ? AND request_key = ?",
+                (covers, _sqlite_id(originator_id), request_key),
+            )
+            return bool(c.sqlite_cursor.rowcount == 1)
+
+
+_SQLITE_INSERT = (
+    f"INSERT INTO {REQUEST_KEYS_TABLE} ({', '.join(COLUMNS)}) VALUES (?, ?, ?, ?, ?, ?)"
+)
 
 
 def _sqlite_id(originator_id: Any) -> str:
@@ -148,52 +243,92 @@ class PostgresRecorder(PostgresApplicationRecorder):
                 "request_key text NOT NULL, "
                 "first_version bigint NOT NULL, "
                 "last_version bigint NOT NULL, "
+                "covers text, "
+                "answer text, "
                 "PRIMARY KEY (originator_id, request_key))"
             ).format(**table, originator_id_type=Identifier(self.datastore.originator_id_type))
         )
+        # A store made before 5 Dec 2026 gets the added columns; asked first, so that starting
+        # a process does not queue for the table's lock behind running commands.
+        self.sql_create_statements.append(
+            SQL(
+                "DO $$ BEGIN IF NOT EXISTS (SELECT FROM information_schema.columns "
+                "WHERE table_schema = {schema_name} AND table_name = {table_name} "
+                "AND column_name = 'covers') THEN "
+                "ALTER TABLE {schema}.{table} ADD COLUMN covers text, ADD COLUMN answer text; "
+                "END IF; END $$"
+            ).format(
+                **table,
+                schema_name=Literal(self.datastore.schema),
+                table_name=Literal(self.request_keys_table_name),
+            )
+        )
+        columns = SQL(", ").join(map(Identifier, COLUMNS))
         self.insert_request_key_statement = SQL(
-            "INSERT INTO {schema}.{table} VALUES (%s, %s, %s, %s)"
-        ).format(**table)
+            "INSERT INTO {schema}.{table} ({columns}) VALUES (%s, %s, %s, %s, %s, %s)"
+        ).format(**table, columns=columns)
+        self.keep_request_key_statement = SQL(
+            "INSERT INTO {schema}.{table} ({columns}) VALUES (%s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING"
+        ).format(**table, columns=columns)
         self.select_request_key_statement = SQL(
-            "SELECT first_version, last_version FROM {schema}.{table} "
+            "SELECT first_version, last_version, covers, answer FROM {schema}.{table} "
+            "WHERE originator_id = %s AND request_key = %s"
+        ).format(**table)
+        self.cover_request_key_statement = SQL(
+            "UPDATE {schema}.{table} SET covers = coalesce(covers, %s) "
             "WHERE originator_id = %s AND request_key = %s"
         ).format(**table)
 
-    def _insert_stored_events(
+    def _fetch_ids_after_insert_events(
         self,
         curs: Any,
         stored_events: Sequence[StoredEvent],
         *,
         request_key: str | None = None,
+        request_covers: str | None = None,
         **kwargs: Any,
-    ) -> None:
-        # After the events, which takes the events' table lock first, so two attempts with one key
-        # queue for it instead of deadlocking; and inside the recorder's error handling, so that
-        # a key used before fails with IntegrityError just as a version used before does. The
-        # pipeline is synced first: had the events' insert failed, a statement sent after it
-        # would only report "pipeline aborted" and hide that failure. (Written from the
-        # `_insert_events` hook, before the events, a used key sometimes surfaced that way too.)
-        super()._insert_stored_events(curs, stored_events, **kwargs)
+    ) -> Sequence[int] | None:
+        # Once the events' insert has succeeded (the library syncs the pipeline before fetching
+        # their ids): after the events' table lock, so two attempts with one key queue for it
+        # instead of deadlocking, and after any failure of the events' own insert, which is then
+        # raised as itself. The key's insert is only sent: it travels with the commit, in the
+        # same round trip, and a key used before fails there, raised as IntegrityError by the
+        # library's connection, just as a version used before is. (Sent before the events' sync,
+        # a failure of theirs sometimes surfaced as "pipeline aborted" instead.)
+        notification_ids = super()._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
         if request_key is not None and stored_events:
-            game_id, applied = _applied(stored_events)
-            connection = curs.connection
-            with connection.pipeline() as pipeline:
-                pipeline.sync()
-                with connection.cursor() as key_curs:
-                    key_curs.execute(
-                        self.insert_request_key_statement,
-                        (game_id, request_key, applied.first_version, applied.last_version),
-                        prepare=False,  # a statement prepared in an aborted pipeline is lost
-                    )
+            game_id, applied = _applied(stored_events, request_covers)
+            with curs.connection.cursor() as key_curs:
+                key_curs.execute(
+                    self.insert_request_key_statement,
+                    _row(game_id, request_key, applied),
+                    prepare=False,  # a statement prepared in an aborted pipeline is lost
+                )
+        return notification_ids
 
     def applied(self, originator_id: UUID, request_key: str) -> AppliedRequest | None:
-        """The versions the command sent with this key stored in this game, if it was."""
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self.select_request_key_statement, (originator_id, request_key))
-            row = curs.fetchone()
-        if row is None:
-            return None
-        return AppliedRequest(row["first_version"], row["last_version"])
+            return self._applied(curs, originator_id, request_key)
+
+    def _applied(self, curs: Any, originator_id: UUID, request_key: str) -> AppliedRequest | None:
+        curs.execute(self.select_request_key_statement, (originator_id, request_key))
+        row = curs.fetchone()
+        return None if row is None else AppliedRequest(**row)
+
+    def keep(
+        self, originator_id: UUID, request_key: str, applied: AppliedRequest
+    ) -> AppliedRequest | None:
+        with self.datastore.transaction(commit=True) as curs:
+            curs.execute(self.keep_request_key_statement, _row(originator_id, request_key, applied))
+            if curs.rowcount == 1:
+                return None
+            return self._applied(curs, originator_id, request_key)
+
+    def cover(self, originator_id: UUID, request_key: str, covers: str) -> bool:
+        with self.datastore.transaction(commit=True) as curs:
+            curs.execute(self.cover_request_key_statement, (covers, originator_id, request_key))
+            return curs.rowcount == 1
 
 
 class MemoryRecorder(POPOApplicationRecorder):
@@ -208,11 +343,12 @@ class MemoryRecorder(POPOApplicationRecorder):
         stored_events: Sequence[StoredEvent],
         *,
         request_key: str | None = None,
+        request_covers: str | None = None,
         **kwargs: Any,
     ) -> None:
         super()._assert_uniqueness(stored_events, **kwargs)
         if request_key is not None and stored_events:
-            game_id, _ = _applied(stored_events)
+            game_id, _ = _applied(stored_events, request_covers)
             if (str(game_id), request_key) in self._request_keys:
                 raise IntegrityError(f"request key {request_key!r} was used in {game_id}")
 
@@ -221,18 +357,35 @@ class MemoryRecorder(POPOApplicationRecorder):
         stored_events: Sequence[StoredEvent],
         *,
         request_key: str | None = None,
+        request_covers: str | None = None,
         **kwargs: Any,
     ) -> Sequence[int] | None:
         notification_ids = super()._update_table(stored_events, **kwargs)
         if request_key is not None and stored_events:
-            game_id, applied = _applied(stored_events)
+            game_id, applied = _applied(stored_events, request_covers)
             self._request_keys[str(game_id), request_key] = applied
         return notification_ids
 
     def applied(self, originator_id: UUID, request_key: str) -> AppliedRequest | None:
-        """The versions the command sent with this key stored in this game, if it was."""
         with self._database_lock:
             return self._request_keys.get((str(originator_id), request_key))
+
+    def keep(
+        self, originator_id: UUID, request_key: str, applied: AppliedRequest
+    ) -> AppliedRequest | None:
+        where = (str(originator_id), request_key)
+        with self._database_lock:
+            if where in self._request_keys:
+                return self._request_keys[where]
+            self._request_keys[where] = applied
+            return None
+
+    def cover(self, originator_id: UUID, request_key: str, covers: str) -> bool:
+        with self._database_lock:
+            row = self._request_keys.get((str(originator_id), request_key))
+            if row is not None and row.covers is None:
+                self._request_keys[str(originator_id), request_key] = replace(row, covers=covers)
+            return row is not None
 
 
 class MemoryFactory(POPOFactory):

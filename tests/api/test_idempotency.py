@@ -3,23 +3,25 @@ stored once; concurrent commands on one game never lose or duplicate an event.""
 
 from __future__ import annotations
 
+import json
 import threading
-import time
 import uuid
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import Engine, inspect, select, update
+from sqlalchemy import Engine, insert, inspect, select
 
-from api import security, tables
-from api.security import FORGET_EVERY, Claim
+from api import tables
+from api.security import Caller, IdempotencyStore, key_covers, request_digest
+from domain.application import AlreadyAnswered, Outcome
+from domain.request_keys import REFUSED
 from domain.rules.commands import parse_command
 from domain.rules.errors import Conflict
 from projections.engine import schema_of
@@ -134,43 +136,28 @@ def test_the_same_key_from_another_seat_is_refused(client: FlaskClient, game: Cr
 PLANT = {"type": "plant", "seat": 0, "field": 0}
 
 
-def claim_for_seat_0(web: Flask, game: CreatedGame, key: str) -> None:
-    """Claim the key for seat 0's PLANT as a request that is still running would have."""
-    services = web.extensions["bohnanza"].get()
-    caller = services.tokens.resolve(uuid.UUID(game.id), game.seat_tokens[0])
-    assert caller is not None
-    services.idempotency.begin(
-        uuid.UUID(game.id), key, caller, {"command": PLANT, "expected_version": None}
+def seat_0(web: Flask, game: CreatedGame) -> Caller:
+    caller = (
+        web.extensions["bohnanza"].get().tokens.resolve(uuid.UUID(game.id), game.seat_tokens[0])
     )
+    assert caller is not None
+    return caller
 
 
-def test_a_key_still_being_processed_is_a_409(
-    web: Flask, client: FlaskClient, game: CreatedGame
-) -> None:
-    claim_for_seat_0(web, game, "busy")
-
-    response = command(client, game, game.seat(0, Idempotency_Key="busy"), **PLANT)
-
-    assert_envelope(response, 409, "idempotency_key_in_flight")
-    assert stored_events(web, game) == 2
-
-
-def as_if_its_server_stopped_long_ago(web: Flask) -> None:
-    """Date every claim back beyond the in-flight limit, as if its request's server had stopped."""
-    limit = web.extensions["bohnanza"].get().idempotency.in_flight_limit
-    long_ago = datetime.now(UTC) - limit - timedelta(seconds=1)
-    with web.extensions["bohnanza"].get().engine.begin() as connection:
-        connection.execute(update(tables.idempotency).values(created_at=long_ago))
+def store_as_a_stopped_server_did(web: Flask, game: CreatedGame, key: str) -> Outcome:
+    """Store seat 0's PLANT under `key`, as a request whose server stopped before answering did:
+    its events, and the key with what it covers, are in the store; no answer went out."""
+    covers = key_covers(seat_0(web, game), {"command": PLANT, "expected_version": None})
+    app = web.extensions["bohnanza"].get().app
+    return app.execute(
+        uuid.UUID(game.id), parse_command(PLANT), request_key=key, request_covers=covers
+    )
 
 
 def test_a_retry_after_the_server_stopped_having_stored_the_command_gets_its_answer_rebuilt(
     web: Flask, client: FlaskClient, game: CreatedGame
 ) -> None:
-    claim_for_seat_0(web, game, "stored-then-stopped")
-    services = web.extensions["bohnanza"].get()
-    game_id = uuid.UUID(game.id)
-    stored = services.app.execute(game_id, parse_command(PLANT), request_key="stored-then-stopped")
-    as_if_its_server_stopped_long_ago(web)
+    stored = store_as_a_stopped_server_did(web, game, "stored-then-stopped")
     headers = game.seat(0, Idempotency_Key="stored-then-stopped")
 
     retry = command(client, game, headers, **PLANT)
@@ -186,100 +173,10 @@ def test_a_retry_after_the_server_stopped_having_stored_the_command_gets_its_ans
     assert command(client, game, headers, **PLANT).get_json() == answer
 
 
-def test_a_retry_after_the_server_stopped_before_storing_the_command_stores_it_once(
+def test_the_same_key_with_another_body_is_refused_after_the_server_stopped_having_stored_it(
     web: Flask, client: FlaskClient, game: CreatedGame
 ) -> None:
-    claim_for_seat_0(web, game, "stopped-before")
-    as_if_its_server_stopped_long_ago(web)
-    headers = game.seat(0, Idempotency_Key="stopped-before")
-
-    retry = command(client, game, headers, **PLANT)
-    again = command(client, game, headers, **PLANT)
-
-    assert retry.status_code == 200, retry.get_json()
-    assert "Idempotent-Replayed" not in retry.headers
-    assert retry.get_json()["version"] == 3
-    assert again.get_json() == retry.get_json()
-    assert again.headers["Idempotent-Replayed"] == "true"
-    assert stored_events(web, game) == 3
-
-
-def test_of_two_retries_after_the_server_stopped_one_runs_the_command(
-    web: Flask, client: FlaskClient, game: CreatedGame
-) -> None:
-    claim_for_seat_0(web, game, "two-retries")
-    as_if_its_server_stopped_long_ago(web)
-    services = web.extensions["bohnanza"].get()
-    caller = services.tokens.resolve(uuid.UUID(game.id), game.seat_tokens[0])
-    request = {"command": PLANT, "expected_version": None}
-    first = services.idempotency.begin(uuid.UUID(game.id), "two-retries", caller, request)
-
-    second = command(client, game, game.seat(0, Idempotency_Key="two-retries"), **PLANT)
-
-    assert first == Claim(fresh=False)  # the first retry took the key over; the second finds
-    # it in flight
-    assert_envelope(second, 409, "idempotency_key_in_flight")
-    assert stored_events(web, game) == 2
-
-
-def as_if_answered_long_ago(web: Flask) -> None:
-    """Date every key's answer back beyond the time answers are kept."""
-    kept = web.extensions["bohnanza"].get().idempotency.answers_kept
-    long_ago = datetime.now(UTC) - kept - timedelta(seconds=1)
-    with web.extensions["bohnanza"].get().engine.begin() as connection:
-        connection.execute(update(tables.idempotency).values(created_at=long_ago))
-
-
-def idempotency_rows(web: Flask) -> list[Any]:
-    with web.extensions["bohnanza"].get().engine.connect() as connection:
-        return list(connection.execute(select(tables.idempotency)))
-
-
-def forget_old_answers(web: Flask, cleared: bool) -> None:
-    """Answers older than the limit are forgotten whether or not they were cleared yet."""
-    as_if_answered_long_ago(web)
-    if cleared:
-        web.extensions["bohnanza"].get().idempotency.forget_old_answers()
-        assert [row.response for row in idempotency_rows(web)] == [None]
-
-
-def as_if_answered_by_a_version_keeping_answers(
-    web: Flask, game: CreatedGame, key: str, answer: Any
-) -> None:
-    """Keep the answer of the command stored under `key` with its claim, as versions did before
-    the event store's key answered for a stored command."""
-    idempotency = web.extensions["bohnanza"].get().idempotency
-    idempotency.finish(uuid.UUID(game.id), key, 200, answer)
-
-
-FORGOTTEN = pytest.mark.parametrize("cleared", [True, False], ids=["cleared", "not-cleared-yet"])
-
-
-@FORGOTTEN
-def test_a_retry_after_its_answer_was_forgotten_gets_it_rebuilt_and_stores_nothing(
-    web: Flask, client: FlaskClient, game: CreatedGame, cleared: bool
-) -> None:
-    headers = game.seat(0, Idempotency_Key="plant-1")
-    first = command(client, game, headers, **PLANT).get_json()
-    forget_old_answers(web, cleared)
-
-    retry = command(client, game, headers, **PLANT)
-
-    answer = retry.get_json()
-    assert retry.status_code == 200, answer
-    assert retry.headers["Idempotent-Replayed"] == "true"
-    assert {**answer, "position": None} == {**first, "position": None}
-    assert answer["position"] >= first["position"]
-    assert stored_events(web, game) == 3
-    assert command(client, game, headers, **PLANT).get_json() == answer  # kept again
-
-
-@FORGOTTEN
-def test_the_same_key_with_another_body_is_refused_after_its_answer_was_forgotten(
-    web: Flask, client: FlaskClient, game: CreatedGame, cleared: bool
-) -> None:
-    command(client, game, game.seat(0, Idempotency_Key="k"), **PLANT)
-    forget_old_answers(web, cleared)
+    store_as_a_stopped_server_did(web, game, "k")
 
     response = command(client, game, game.seat(0, Idempotency_Key="k"), **{**PLANT, "field": 1})
 
@@ -287,117 +184,71 @@ def test_the_same_key_with_another_body_is_refused_after_its_answer_was_forgotte
     assert stored_events(web, game) == 3
 
 
-def test_a_refused_command_sent_again_after_its_answer_was_forgotten_is_decided_anew(
+def idempotency_rows(web: Flask) -> list[Any]:
+    with web.extensions["bohnanza"].get().engine.connect() as connection:
+        return list(connection.execute(select(tables.idempotency)))
+
+
+def test_a_keyed_command_writes_nothing_beside_the_store_whatever_its_outcome(
     web: Flask, client: FlaskClient, game: CreatedGame
 ) -> None:
-    headers = game.seat(1, Idempotency_Key="too-early")
-    first = command(client, game, headers, type="plant", field=0)
-    forget_old_answers(web, cleared=True)
+    stored = command(client, game, game.seat(0, Idempotency_Key="plant-1"), **PLANT)
+    refused = command(client, game, game.seat(1, Idempotency_Key="too-early"), **PLANT)
+    keys = web.extensions["bohnanza"].get().app.keys
 
-    retry = command(client, game, headers, type="plant", field=0)
-    again = command(client, game, headers, type="plant", field=0)
+    applied = keys.applied(uuid.UUID(game.id), "plant-1")
+    answered = keys.applied(uuid.UUID(game.id), "too-early")
 
-    assert_envelope(retry, 409, "rule_violation")
-    assert retry.get_json() == first.get_json()
-    assert "Idempotent-Replayed" not in retry.headers
-    assert again.headers["Idempotent-Replayed"] == "true"
-
-
-def as_if_stored_by_a_version_keeping_keys_only_with_answers(web: Flask) -> None:
-    """The event store does not hold the keys (versions before domain/request_keys.py)."""
-    web.extensions["bohnanza"].get().idempotency.stored = lambda game_id, key: False
+    assert (stored.status_code, refused.status_code) == (200, 403)
+    assert idempotency_rows(web) == []
+    assert applied is not None
+    assert (applied.first_version, applied.last_version, applied.answer) == (3, 3, None)
+    assert answered is not None
+    assert (answered.first_version, answered.last_version) == (REFUSED, REFUSED)
+    assert json.loads(answered.answer or "") == {"status": 403, "response": refused.get_json()}
 
 
-def test_the_store_says_which_keys_it_holds(
+def test_a_refused_command_sent_again_once_it_would_be_legal_gets_its_refusal_again(
     web: Flask, client: FlaskClient, game: CreatedGame
 ) -> None:
-    command(client, game, game.seat(0, Idempotency_Key="plant-1"), **PLANT)
-    stored = web.extensions["bohnanza"].get().app.request_key_stored
+    """The key's first use decided it: a refusal is kept with the key as long as the game."""
+    headers = game.seat(0, Idempotency_Key="early", If_Match='"3"')
+    first = command(client, game, headers, type="plant", field=1)
+    command(client, game, game.seat(0), **PLANT)  # the game reaches version 3
 
-    assert stored(uuid.UUID(game.id), "plant-1")
-    assert not stored(uuid.UUID(game.id), "plant-2")
+    retry = command(client, game, headers, type="plant", field=1)
 
-
-def test_an_old_answer_to_a_command_stored_under_a_key_the_store_lacks_is_given_not_rerun(
-    web: Flask, client: FlaskClient, game: CreatedGame
-) -> None:
-    headers = game.seat(0, Idempotency_Key="plant-1")
-    first = command(client, game, headers, **PLANT)
-    as_if_answered_by_a_version_keeping_answers(web, game, "plant-1", first.get_json())
-    as_if_stored_by_a_version_keeping_keys_only_with_answers(web)
-    as_if_answered_long_ago(web)
-
-    retry = command(client, game, headers, **PLANT)
-
-    assert retry.status_code == 200
-    assert retry.get_json() == first.get_json()
+    assert_envelope(first, 412, "precondition_failed")
+    assert (retry.status_code, retry.get_json()) == (412, first.get_json())
     assert retry.headers["Idempotent-Replayed"] == "true"
     assert stored_events(web, game) == 3
 
 
-def test_a_command_stored_under_a_key_the_store_lacks_is_a_410_once_its_answer_is_cleared(
+def test_a_command_given_under_a_key_its_refusal_took_is_not_stored(
     web: Flask, client: FlaskClient, game: CreatedGame
 ) -> None:
-    headers = game.seat(0, Idempotency_Key="plant-1")
-    first = command(client, game, headers, **PLANT)
-    as_if_answered_by_a_version_keeping_answers(web, game, "plant-1", first.get_json())
-    as_if_stored_by_a_version_keeping_keys_only_with_answers(web)
-    forget_old_answers(web, cleared=True)
+    """A retry refused on a state before its first attempt's (a command of another seat came in
+    between) kept its refusal with the key; the first attempt, slower still, comes to store the
+    command after: the key's row refuses it, so the key has one answer."""
+    headers = game.seat(0, Idempotency_Key="late", If_Match='"3"')
+    refused = command(client, game, headers, type="plant", field=1)
+    command(client, game, game.seat(0), **PLANT)
+    covers = key_covers(
+        seat_0(web, game),
+        {"command": {"type": "plant", "seat": 0, "field": 1}, "expected_version": 3},
+    )
+    app = web.extensions["bohnanza"].get().app
+    plant = parse_command({"type": "plant", "seat": 0, "field": 1})
 
-    retry = command(client, game, headers, **PLANT)
+    with pytest.raises(AlreadyAnswered):
+        app.execute(
+            uuid.UUID(game.id), plant, expected_version=3, request_key="late", request_covers=covers
+        )
 
-    assert_envelope(retry, 410, "idempotency_answer_gone")
-    assert "was stored on" in retry.get_json()["message"]
+    retry = command(client, game, headers, type="plant", field=1)
+    assert_envelope(refused, 412, "precondition_failed")
+    assert (retry.status_code, retry.get_json()) == (412, refused.get_json())
     assert stored_events(web, game) == 3
-
-
-def test_clearing_old_answers_keeps_newer_answers_and_requests_still_running(
-    web: Flask, client: FlaskClient, game: CreatedGame
-) -> None:
-    command(client, game, game.seat(1, Idempotency_Key="old"), type="plant", field=0)  # refused
-    claim_for_seat_0(web, game, "running")
-    as_if_answered_long_ago(web)
-    command(client, game, game.seat(1, Idempotency_Key="new"), type="plant", field=1)
-
-    cleared = web.extensions["bohnanza"].get().idempotency.forget_old_answers()
-
-    rows = {row.key: row for row in idempotency_rows(web)}
-    assert cleared == 1
-    assert (rows["old"].status, rows["old"].response) == (409, None)
-    assert rows["running"].status is None
-    assert rows["new"].response["code"] == "rule_violation"
-
-
-def test_a_command_stored_under_a_key_keeps_no_answer_beside_the_store(
-    web: Flask, client: FlaskClient, game: CreatedGame
-) -> None:
-    first = command(client, game, game.seat(0, Idempotency_Key="plant-1"), **PLANT)
-
-    (row,) = idempotency_rows(web)
-    retry = command(client, game, game.seat(0, Idempotency_Key="plant-1"), **PLANT)
-
-    assert (row.status, row.response) == (None, None)  # its claim: the store holds the rest
-    assert retry.get_json() == first.get_json()
-    assert retry.headers["Idempotent-Replayed"] == "true"
-    assert [(r.status, r.response) for r in idempotency_rows(web)] == [(None, None)]
-
-
-def test_keyed_commands_clear_old_answers_every_ten_minutes(
-    web: Flask, client: FlaskClient, game: CreatedGame, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    command(client, game, game.seat(1, Idempotency_Key="old"), type="plant", field=0)  # refused
-    as_if_answered_long_ago(web)
-    command(client, game, game.seat(1, Idempotency_Key="soon"), type="plant", field=1)
-    kept_within_ten_minutes = {row.key: row.response for row in idempotency_rows(web)}
-    later = time.monotonic() + FORGET_EVERY.total_seconds()
-    monkeypatch.setattr(security, "monotonic", lambda: later)
-
-    command(client, game, game.seat(0, Idempotency_Key="later"), **PLANT)  # stored: clears too
-
-    answers = {row.key: row.response for row in idempotency_rows(web)}
-    assert kept_within_ten_minutes["old"] is not None
-    assert answers["old"] is None
-    assert answers["soon"] is not None
 
 
 def test_keys_belong_to_one_game(web: Flask, client: FlaskClient, game: CreatedGame) -> None:
@@ -446,30 +297,22 @@ def test_a_request_that_decided_nothing_releases_its_key_for_a_retry(
     assert stored_events(web, game) == 3
 
 
-@pytest.mark.parametrize("forgotten", [False, True], ids=["fresh-key", "forgotten-answer"])
-def test_a_key_whose_request_failed_still_refuses_another_request(
-    web: Flask,
-    client: FlaskClient,
-    game: CreatedGame,
-    monkeypatch: pytest.MonkeyPatch,
-    forgotten: bool,
+def test_a_key_whose_request_stored_its_command_then_failed_still_refuses_another_request(
+    web: Flask, client: FlaskClient, game: CreatedGame, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The failed request may have stored its command under the key before failing (here, a
-    forgotten answer's first run did): another request with the key must not be answered as
-    that command, and the request itself must still get its answer."""
+    """The failed request stored its command under the key before failing: another request
+    with the key must not be answered as that command, and the request itself must still get
+    its answer."""
     headers = game.seat(0, Idempotency_Key="k")
-    if forgotten:
-        command(client, game, headers, **PLANT)
-        forget_old_answers(web, cleared=True)
     services = web.extensions["bohnanza"].get()
-    execute = services.app.execute
+    record = services.views.record
 
     def fail(*args: object, **kwargs: object) -> None:
         raise RuntimeError("the process fell over")
 
-    monkeypatch.setattr(services.app, "execute", fail)
+    monkeypatch.setattr(services.views, "record", fail)
     failed = command(client, game, headers, **PLANT)
-    monkeypatch.setattr(services.app, "execute", execute)
+    monkeypatch.setattr(services.views, "record", record)
 
     another = command(client, game, headers, **{**PLANT, "field": 1})
     retry = command(client, game, headers, **PLANT)
@@ -477,6 +320,7 @@ def test_a_key_whose_request_failed_still_refuses_another_request(
     assert failed.status_code == 500
     assert_envelope(another, 422, "idempotency_key_reused")
     assert retry.status_code == 200, retry.get_json()
+    assert retry.headers["Idempotent-Replayed"] == "true"
     assert retry.get_json()["version"] == 3
     assert stored_events(web, game) == 3
 
@@ -525,7 +369,7 @@ def test_concurrent_retries_with_one_key_store_one_command(
         answers = Counter(pool.map(send, range(8)))
 
     assert answers[(200, False)] == 1
-    assert set(answers) <= {(200, False), (200, True), (409, False)}
+    assert set(answers) <= {(200, False), (200, True)}  # never a 409: the key's row decides
     assert len(sqlite_web.extensions["bohnanza"].get().app.facts(uuid.UUID(game.id))) == 3
 
 
@@ -569,13 +413,13 @@ def has_answers_index(engine: Engine) -> bool:
 
 
 class StalledFirstAttempt:
-    """A first request whose store stalls: it saves its command only once the retry (sent after
-    the in-flight limit) has checked the key, and before the retry loads the game; after its
-    save it stops, as a server killed then would (a 500, no answer kept)."""
+    """A first request whose store stalls: it saves its command only once the retry has started,
+    and before the retry loads the game; after its save it stops, as a server killed then would
+    (a 500, no answer)."""
 
     def __init__(self, web: Flask) -> None:
         self.app = web.extensions["bohnanza"].get().app
-        self.retry_checked_the_key = threading.Event()
+        self.retry_started = threading.Event()
         self.stored = threading.Event()
         self.retry_answered = threading.Event()
         self.first: threading.Thread | None = None
@@ -583,7 +427,7 @@ class StalledFirstAttempt:
     def save(self, *args: Any, save: Any, **kwargs: Any) -> Any:
         if threading.current_thread() is not self.first:
             return save(*args, **kwargs)
-        assert self.retry_checked_the_key.wait(10)
+        assert self.retry_started.wait(10)
         save(*args, **kwargs)
         self.stored.set()
         assert self.retry_answered.wait(10)
@@ -591,7 +435,7 @@ class StalledFirstAttempt:
 
     def game(self, *args: Any, game: Any, **kwargs: Any) -> Any:
         if threading.current_thread() is not self.first:
-            self.retry_checked_the_key.set()
+            self.retry_started.set()
             assert self.stored.wait(10)
         return game(*args, **kwargs)
 
@@ -624,7 +468,7 @@ def test_a_retry_racing_its_stalled_first_attempt_gets_the_stored_command_not_a_
     """Decided on the game that holds its own command, the retry would be refused (the field is
     harvested already; the game is past the version it names), and that refusal kept for the
     key, though the first attempt stored the command."""
-    with web_app(database_url, IDEMPOTENCY_IN_FLIGHT_SECONDS=0) as web:
+    with web_app(database_url) as web:
         client = web.test_client()
         game = create_game(client)
         command(client, game, game.seat(0), type="plant", field=0)
@@ -644,22 +488,129 @@ def test_a_retry_racing_its_stalled_first_attempt_gets_the_stored_command_not_a_
         assert stored_events(web, game) == 4
 
 
-def test_a_refusal_kept_for_a_key_whose_command_was_stored_since_is_not_given_again(
+# --- rows kept beside the store by versions before 5 Dec 2026, handed over to it ----------------
+
+
+def as_an_old_version_kept_it(
+    web: Flask,
+    game: CreatedGame,
+    key: str,
+    *,
+    request: dict[str, Any] | None = None,
+    status: int | None = None,
+    response: dict[str, Any] | None = None,
+) -> None:
+    """Keep a row for seat 0's `key` beside the store, as versions before 5 Dec 2026 did for
+    every keyed command: its claim (status None), then the answer of a refusal (or, before the
+    store kept keys, of a stored command)."""
+    request = request or {"command": PLANT, "expected_version": None}
+    caller = seat_0(web, game)
+    with web.extensions["bohnanza"].get().engine.begin() as connection:
+        connection.execute(
+            insert(tables.idempotency).values(
+                game_id=uuid.UUID(game.id),
+                key=key,
+                caller=caller.token_digest,
+                request=request_digest(request),
+                status=status,
+                response=response,
+                created_at=datetime.now(UTC),
+            )
+        )
+
+
+def hand_over(web: Flask) -> int:
+    services = web.extensions["bohnanza"].get()
+    return IdempotencyStore(services.engine).hand_over(services.app.keys)
+
+
+def test_a_key_an_old_version_claimed_for_its_stored_command_still_refuses_another_request(
     web: Flask, client: FlaskClient, game: CreatedGame
 ) -> None:
-    """A retry refused on a state before its first attempt's (a command of another seat came
-    in between) kept its refusal; the first attempt, slower still, stored the command after."""
-    headers = game.seat(0, Idempotency_Key="late", If_Match='"3"')
-    refused = command(client, game, headers, type="plant", field=1)
-    command(client, game, game.seat(0), type="plant", field=0)
-    services = web.extensions["bohnanza"].get()
-    plant = parse_command({"type": "plant", "seat": 0, "field": 1})
-    stored = services.app.execute(uuid.UUID(game.id), plant, expected_version=3, request_key="late")
+    app = web.extensions["bohnanza"].get().app
+    app.execute(uuid.UUID(game.id), parse_command(PLANT), request_key="k")  # what it covers: unsaid
+    as_an_old_version_kept_it(web, game, "k")
 
-    retry = command(client, game, headers, type="plant", field=1)
+    handed = hand_over(web)
+    another = command(client, game, game.seat(0, Idempotency_Key="k"), **{**PLANT, "field": 1})
+    retry = command(client, game, game.seat(0, Idempotency_Key="k"), **PLANT)
 
-    assert_envelope(refused, 412, "precondition_failed")
-    assert retry.status_code == 200, retry.get_json()
+    assert handed == 1
+    assert idempotency_rows(web) == []
+    assert_envelope(another, 422, "idempotency_key_reused")
+    assert (retry.status_code, retry.headers["Idempotent-Replayed"]) == (200, "true")
+    assert stored_events(web, game) == 3
+
+
+def test_a_refusal_an_old_version_kept_is_given_again_once_handed_over(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    late = {"type": "plant", "seat": 0, "field": 1}
+    refused = command(client, game, game.seat(0, If_Match='"3"'), **late)
+    as_an_old_version_kept_it(
+        web,
+        game,
+        "late",
+        request={"command": late, "expected_version": 3},
+        status=412,
+        response=refused.get_json(),
+    )
+    command(client, game, game.seat(0), **PLANT)  # the command would be legal now
+
+    hand_over(web)
+    retry = command(client, game, game.seat(0, Idempotency_Key="late", If_Match='"3"'), **late)
+
+    assert (retry.status_code, retry.get_json()) == (412, refused.get_json())
     assert retry.headers["Idempotent-Replayed"] == "true"
-    assert retry.get_json()["version"] == stored.version == 4
-    assert command(client, game, headers, type="plant", field=1).get_json() == retry.get_json()
+    assert stored_events(web, game) == 3
+
+
+@pytest.mark.parametrize("answer_kept", [True, False], ids=["answer-kept", "answer-cleared"])
+def test_a_command_an_old_version_stored_without_its_key_in_the_store_is_never_run_again(
+    web: Flask, client: FlaskClient, game: CreatedGame, answer_kept: bool
+) -> None:
+    """Before the store kept keys (1 Dec 2026), the answer beside it was all a key had; once
+    cleared, nothing says which versions the command stored: the key is answered 410."""
+    first = command(client, game, game.seat(0), **PLANT)
+    kept = first.get_json() if answer_kept else None
+    as_an_old_version_kept_it(web, game, "plant-1", status=200, response=kept)
+
+    hand_over(web)
+    retry = command(client, game, game.seat(0, Idempotency_Key="plant-1"), **PLANT)
+
+    if answer_kept:
+        assert retry.status_code == 200, retry.get_json()
+        assert retry.headers["Idempotent-Replayed"] == "true"
+        assert retry.get_json()["version"] == 3
+        assert retry.get_json()["events"] == first.get_json()["events"]
+    else:
+        assert_envelope(retry, 410, "idempotency_answer_gone")
+    assert stored_events(web, game) == 3
+
+
+def test_a_claim_an_old_version_never_stored_is_dropped_and_its_retry_runs(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    as_an_old_version_kept_it(web, game, "stopped-before")
+
+    hand_over(web)
+    retry = command(client, game, game.seat(0, Idempotency_Key="stopped-before"), **PLANT)
+
+    assert retry.status_code == 200, retry.get_json()
+    assert "Idempotent-Replayed" not in retry.headers
+    assert idempotency_rows(web) == []
+    assert stored_events(web, game) == 3
+
+
+def test_a_process_starting_hands_the_old_rows_over(shared_database_url: str) -> None:
+    with web_app(shared_database_url) as first:
+        client = first.test_client()
+        game = create_game(client)
+        as_an_old_version_kept_it(first, game, "k")
+
+    with web_app(shared_database_url) as again:
+        another = command(
+            again.test_client(), game, game.seat(0, Idempotency_Key="k"), **{**PLANT, "field": 1}
+        )
+        assert idempotency_rows(again) == []
+        assert another.status_code == 200  # its claim was never stored: dropped

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from api.security import ANSWERS_KEPT, IN_FLIGHT_LIMIT
+from api.creation_keys import ANSWERS_KEPT, IN_FLIGHT_LIMIT
 from api.settings import Settings
 
 

@@ -13,9 +13,15 @@ from uuid import UUID, uuid4
 import pytest
 from eventsourcing.persistence import IntegrityError, StoredEvent
 
-from domain.application import AlreadyApplied, Bohnanza, Outcome
+from domain.application import AlreadyAnswered, AlreadyApplied, Bohnanza, Outcome
 from domain.bots import simulate
-from domain.request_keys import AppliedRequest
+from domain.request_keys import (
+    ADDED_COLUMNS,
+    REFUSED,
+    REQUEST_KEYS_TABLE,
+    AppliedRequest,
+    SQLiteRecorder,
+)
 from domain.rules import events as ev
 from domain.rules.commands import Command, Plant
 from domain.rules.errors import Conflict, RuleViolation
@@ -116,6 +122,55 @@ def test_another_application_on_the_same_store_knows_the_key(shared_database_url
         second.execute(game_id, harvest, request_key="before-a-crash")
 
     assert again.value.applied.last_version == stored.version
+
+
+def as_a_store_made_before_keys_said_what_they_cover(app: Bohnanza) -> None:
+    """Drop the columns added on 5 Dec 2026 (ADDED_COLUMNS) from the store's key table."""
+    recorder: Any = app.recorder
+    if isinstance(recorder, SQLiteRecorder):
+        table = REQUEST_KEYS_TABLE
+    else:
+        table = f'"{recorder.datastore.schema}"."{recorder.request_keys_table_name}"'
+    with recorder.datastore.transaction(commit=True) as cursor:
+        for column in ADDED_COLUMNS:
+            cursor.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+
+
+def test_a_store_made_before_keys_said_what_they_cover_gets_the_columns_and_keeps_its_keys(
+    shared_database_url: str,
+) -> None:
+    with Bohnanza.from_url(shared_database_url) as first:
+        game_id, harvest, _ = game_where_two_seats_can_harvest(first)
+        stored = first.execute(game_id, harvest, request_key="old")
+        as_a_store_made_before_keys_said_what_they_cover(first)
+
+    with Bohnanza.from_url(shared_database_url) as again:
+        with pytest.raises(AlreadyApplied) as used:
+            again.execute(game_id, harvest, request_key="old", request_covers="its digest")
+        later = again.game(game_id).version
+        again.answered(game_id, "refused", "a digest", '{"status": 409}')
+
+        first_version = stored.version - len(stored.facts) + 1
+        assert used.value.applied == AppliedRequest(first_version, stored.version, covers=None)
+        assert again.keys.applied(game_id, "refused") == AppliedRequest(
+            REFUSED, REFUSED, "a digest", '{"status": 409}'
+        )
+        assert again.game(game_id).version == later == stored.version
+
+
+def test_a_key_is_decided_by_its_first_use_a_refusal_or_a_stored_command(app: Bohnanza) -> None:
+    game_id, first, second = game_where_two_seats_can_harvest(app)
+    app.answered(game_id, "refused-first", "covers", "its answer")
+    stored = app.execute(game_id, first, request_key="stored-first", request_covers="covers")
+
+    with pytest.raises(AlreadyAnswered) as refused:
+        app.execute(game_id, second, request_key="refused-first", request_covers="covers")
+    with pytest.raises(AlreadyApplied) as applied:
+        app.answered(game_id, "stored-first", "covers", "a later refusal")
+
+    assert refused.value.applied.answer == "its answer"
+    assert applied.value.applied.last_version == stored.version
+    assert app.game(game_id).version == stored.version
 
 
 @pytest.mark.postgres
