@@ -95,6 +95,7 @@ class GameViews:
         self._games: OrderedDict[UUID, _Game] = OrderedDict()
         self._replayed: OrderedDict[UUID, _Game] = OrderedDict()
         self._lock = threading.Lock()
+        app.on_facts_read(self._read_by_the_application)
 
     def _entry(self, game_id: UUID) -> _Game:
         with self._lock:
@@ -197,8 +198,31 @@ class GameViews:
         recorded = outcome.recorded()
         entry = self._entry(game_id)
         with locked(entry.lock):
-            if recorded and len(entry.facts) == recorded[0].version - 1:
-                entry.add(recorded, partial(self.app.corrected, game_id))
+            self._take(game_id, entry, recorded)
+
+    def _read_by_the_application(self, game_id: UUID, read: list[RecordedFact]) -> None:
+        """Take the facts the application read loading a game (Bohnanza.on_facts_read): a
+        command loads its game just before its answer folds the caller's view, and with several
+        processes the commands stored since this one last held the game are read once, not
+        twice. Only into a game held already, and never waiting for its lock (the loading
+        thread may be a request's that holds another): it is only a saving."""
+        with self._lock:
+            entry = self._games.get(game_id)
+        if entry is None or not entry.lock.acquire(blocking=False):
+            return
+        try:
+            if not any(isinstance(r.fact, ev.EntriesCorrected) for r in read):
+                self._take(game_id, entry, read)
+        finally:
+            entry.lock.release()
+
+    def _take(self, game_id: UUID, entry: _Game, recorded: list[RecordedFact]) -> None:
+        """Add those of `recorded` the entry lacks, if they follow on from what it holds."""
+        held = len(entry.facts)
+        if recorded and recorded[0].version <= held + 1 < recorded[-1].version + 1:
+            entry.add(
+                recorded[held + 1 - recorded[0].version :], partial(self.app.corrected, game_id)
+            )
 
     def replay(self, game_id: UUID, *, as_recorded: bool = False) -> Replay:
         """The game to step through, folded once per version (NotFound for an unknown game): as

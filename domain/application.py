@@ -13,9 +13,10 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar, cast
 from uuid import UUID
@@ -75,11 +76,14 @@ class GameStateAsDict(Transcoding):
         return GameState.from_dict(data)
 
 
-def project_game(game: Game | None, stored_events: Iterable[Any]) -> Game | None:
+def project_game(
+    game: Game | None, stored_events: Iterable[Any], *, seen: list[RecordedFact] | None = None
+) -> Game | None:
     """Fold stored events into a Game: the first one (its start, or a snapshot) through the
     library, the facts after it through one `fold` of the rules (an event's own `mutate` evolves
     the state one fact at a time, and the library's default also asserts a runtime-checkable
-    protocol per event). Versions are checked as the library checks them."""
+    protocol per event). Versions are checked as the library checks them. `seen`: a list to add
+    the facts folded in to, with their versions and times."""
     events = iter(stored_events)
     if game is None:
         first = next(events, None)
@@ -96,6 +100,8 @@ def project_game(game: Game | None, stored_events: Iterable[Any]) -> Game | None
         if stored.originator_version != game.version + len(facts) + 1:
             raise OriginatorVersionError(stored.originator_version, game.version + len(facts) + 1)
         facts.append(stored.fact())
+        if seen is not None:
+            seen.append(RecordedFact(stored.originator_version, stored.timestamp, facts[-1]))
         last = stored
     if last is not None:
         game.state = fold(facts, getattr(game, "state", None))
@@ -170,6 +176,10 @@ class RecordedFact:
     fact: ev.Event
 
 
+FactsRead = Callable[[UUID, list[RecordedFact]], None]
+"""Told the facts a load of a game read from the store (`Bohnanza.on_facts_read`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class GameSummary:
     game_id: UUID
@@ -225,6 +235,15 @@ class Bohnanza(Application[UUID]):
         super().__init__(env)
         self._corrected: OrderedDict[UUID, Corrected] = OrderedDict()
         self._corrected_lock = threading.Lock()
+        self._facts_read: list[FactsRead] = []
+
+    def on_facts_read(self, listener: FactsRead) -> None:
+        """Have `listener(game_id, facts)` called with the facts each load of a game's current
+        state reads from the store (a cached game's fast-forward past other processes' commands,
+        or the facts after its start or snapshot), so that a cache of facts beside the
+        application can take them rather than read them again. It is called on the loading
+        thread, and must neither block nor load a game."""
+        self._facts_read.append(listener)
 
     def construct_env(self, name: str, env: Mapping[str, str] | None = None) -> Environment:
         """Only the class defaults and the given env: configuration is read in one place (the
@@ -429,12 +448,17 @@ class Bohnanza(Application[UUID]):
 
     def game(self, game_id: UUID, *, version: int | None = None) -> Game:
         """The aggregate, current or at `version`; NotFound if there is no such game."""
+        seen: list[RecordedFact] = []
+        project = partial(project_game, seen=seen) if self._facts_read else project_game
         try:
-            game = self.repository.get(game_id, version=version, projector_func=project_game)
+            game = self.repository.get(game_id, version=version, projector_func=project)
         except AggregateNotFoundError:
             raise NotFound(f"no game {game_id}") from None
         if not isinstance(game, Game):
             raise NotFound(f"no game {game_id}")
+        if seen and version is None:
+            for listener in self._facts_read:
+                listener(game_id, seen)
         return game
 
     def find(self, aggregate_id: UUID, kind: type[A]) -> A | None:

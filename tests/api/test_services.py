@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from uuid import UUID
 
 import pytest
 
 from api.services import GameViews
 from domain.application import Bohnanza
+from domain.rules import events as ev
+from domain.rules.commands import Plant
+from projections.views import HOST_VIEWER
 
 
 @pytest.fixture
@@ -42,3 +46,29 @@ def test_a_replay_let_go_still_answers_for_whoever_holds_it(app: Bohnanza) -> No
     views.replay(second)
 
     assert len(held) == len(views.replay(first)) == 2
+
+
+def test_facts_another_process_stored_are_taken_from_the_load_of_the_game_not_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    with Bohnanza.from_url(url) as here, Bohnanza.from_url(url) as elsewhere:
+        views = GameViews(here)
+        started = here.start_game(["Ana", "Ben", "Cleo"], seed=1)
+        first = started.facts[0]
+        assert isinstance(first, ev.GameStarted)
+        views.view(started.game_id, HOST_VIEWER)  # held: the game as started
+        elsewhere.execute(started.game_id, Plant(first.start_seat, 0))
+        reads: list[int] = []
+        read = here.recorded_facts
+        monkeypatch.setattr(
+            here, "recorded_facts", lambda *a, **k: reads.append(1) or read(*a, **k)
+        )
+
+        outcome = here.execute(started.game_id, Plant(first.start_seat, 1))
+        views.record(started.game_id, outcome)
+        held = views.facts_until(started.game_id, outcome.version)
+
+        assert reads == []
+        assert [r.version for r in held] == list(range(1, outcome.version + 1))
+        assert [r.fact for r in held] == [r.fact for r in read(started.game_id)]
