@@ -347,11 +347,12 @@ class IdempotencyStore:
                 keys.keep(row.game_id, row.key, AppliedRequest(REFUSED, REFUSED, covers, answer))
             return  # a refusal whose answer was cleared: the same request is decided anew
         # stored by a version that kept keys only here: never run again
-        if row.response is None:
-            first = last = VERSIONS_UNKNOWN
+        answer = row.response or {}
+        last, events = answer.get("version"), answer.get("events")
+        if not (isinstance(last, int) and isinstance(events, list) and 0 < len(events) <= last):
+            last = first = VERSIONS_UNKNOWN  # its answer cleared: what it stored is unknown
         else:
-            last = row.response["version"]
-            first = last - len(row.response["events"]) + 1
+            first = last - len(events) + 1
         keys.keep(row.game_id, row.key, AppliedRequest(first, last, covers))
 
 
