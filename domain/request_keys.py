@@ -27,12 +27,12 @@ from functools import lru_cache
 from typing import Any, Protocol
 from uuid import UUID
 
-from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, StoredEvent
 from eventsourcing.popo import POPOApplicationRecorder, POPOFactory
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
-from eventsourcing.utils import get_topic
-from psycopg.sql import SQL, Identifier, Literal
+from eventsourcing.utils import get_topic, retry
+from psycopg.sql import SQL, Composable, Composed, Identifier, Literal
 
 from .deadline import bounded_connections, within_deadline
 from .network import RECONNECT_SECONDS, network_limits
@@ -198,6 +198,12 @@ _SQLITE_INSERT = (
 )
 
 
+def _rendered(statement: Composable) -> SQL:
+    """A composed statement rendered into plain SQL (identifiers escaped as without a
+    connection, which for the library's names is the same)."""
+    return SQL(statement.as_string())
+
+
 def _sqlite_id(originator_id: Any) -> str:
     """As SQLite's recorder stores an originator id."""
     return originator_id.hex if isinstance(originator_id, UUID) else str(originator_id)
@@ -230,6 +236,7 @@ class PostgresRecorder(PostgresApplicationRecorder):
         datastore.pool.getconn = within_deadline(datastore.pool)  # type: ignore[method-assign,assignment]
         datastore.pool.connection_class = bounded_connections(datastore.pool.connection_class)
         super().__init__(datastore, events_table_name=events_table_name)
+        self._render_statements()
         self.request_keys_table_name = f"{events_table_name}_request_keys"
         self.check_identifier_length(self.request_keys_table_name)
         table = {
@@ -279,6 +286,58 @@ class PostgresRecorder(PostgresApplicationRecorder):
             "UPDATE {schema}.{table} SET covers = coalesce(covers, %s) "
             "WHERE originator_id = %s AND request_key = %s"
         ).format(**table)
+
+    def _render_statements(self) -> None:
+        """Render the library's statements of every command once, into plain SQL: psycopg
+        renders a composed statement again on each execute (each identifier escaped anew),
+        several times a command; plain SQL it only encodes."""
+        self.insert_events_statement = Composed([_rendered(self.insert_events_statement)])
+        self.lock_table_statements = [
+            _rendered(s) if isinstance(s, Composable) else s for s in self.lock_table_statements
+        ]
+        self.notify_statement = _rendered(SQL("NOTIFY {0}").format(Identifier(self.channel_name)))
+        self.select_events_statements: dict[tuple[bool, bool, bool, bool], SQL] = {}
+
+    def _notify_channel(self, curs: Any) -> None:
+        curs.execute(self.notify_statement)
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def select_events(
+        self,
+        originator_id: UUID | str,
+        *,
+        gt: int | None = None,
+        lte: int | None = None,
+        desc: bool = False,
+        limit: int | None = None,
+    ) -> Sequence[StoredEvent]:
+        """The library's own, with each of its sixteen statements rendered once (the library
+        composes one on every call: a command loads its game with one)."""
+        shape = (gt is not None, lte is not None, desc, limit is not None)
+        statement = self.select_events_statements.get(shape)
+        if statement is None:
+            composed = self.select_events_statement
+            if gt is not None:
+                composed += SQL(" AND originator_version > %s")
+            if lte is not None:
+                composed += SQL(" AND originator_version <= %s")
+            composed += SQL(" ORDER BY originator_version")
+            composed += SQL(" DESC") if desc else SQL(" ASC")
+            if limit is not None:
+                composed += SQL(" LIMIT %s")
+            statement = self.select_events_statements.setdefault(shape, _rendered(composed))
+        params = [originator_id, *(p for p in (gt, lte, limit) if p is not None)]
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(statement, params, prepare=True)
+            return [
+                StoredEvent(
+                    originator_id=row["originator_id"],
+                    originator_version=row["originator_version"],
+                    topic=row["topic"],
+                    state=bytes(row["state"]),
+                )
+                for row in curs.fetchall()
+            ]
 
     def _fetch_ids_after_insert_events(
         self,
