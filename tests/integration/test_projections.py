@@ -720,6 +720,7 @@ def test_a_rebuild_in_small_batches_builds_the_same_tables(store: PlayedStore) -
     assert dump(store.engine) == store.incremental
 
 
+@pytest.mark.slow  # the module's 21 bot games on each store
 @pytest.mark.parametrize(
     ("after", "end"), [(0, 1), (0, 10**6), (37, 1_212), (1_000, 1_000), (2_500, 10**6)]
 )
