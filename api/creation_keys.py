@@ -52,7 +52,8 @@ request again under the same key, which the event store keeps with the game's ev
 (domain/request_keys.py): if the first run stored it, the store says so and the answer is
 rebuilt from what it stored; if not, the game is created now. Either way it is stored at most
 once, even if the first request was only slow: the limit decides how soon a retry may try, not
-whether a game can be stored twice. (Keyed commands claim nothing: see api/security.py, IdempotencyStore.)"""
+whether a game can be stored twice. (Keyed commands claim nothing: see OldCommandKeys in
+api/security.py.)"""
 
 
 ANSWERS_KEPT = timedelta(hours=24)

@@ -295,7 +295,7 @@ def request_digest(request: Any) -> str:
     return digest(json.dumps(request, sort_keys=True, separators=(",", ":")))
 
 
-class IdempotencyStore:
+class OldCommandKeys:
     """What versions before 5 Dec 2026 kept beside the event store for keyed commands (a claim per
     key, and the answers of refusals), handed over to the store's key rows (domain/request_keys.py)
     when a process starts. Since then a keyed command writes nothing here: its key's row in the

@@ -29,7 +29,7 @@ from replays.steps import Replay
 from . import tables
 from .creation_keys import ANSWERS_KEPT, IN_FLIGHT_LIMIT, CreationKeys
 from .live_hub import LiveHub
-from .security import IdempotencyStore, TokenStore
+from .security import OldCommandKeys, TokenStore
 from .settings import DATABASE_DEADLINE_SECONDS
 
 log = logging.getLogger(__name__)
@@ -219,7 +219,7 @@ class GameViews:
     def _take(self, game_id: UUID, entry: _Game, recorded: list[RecordedFact]) -> None:
         """Add those of `recorded` the entry lacks, if they follow on from what it holds."""
         held = len(entry.facts)
-        if recorded and recorded[0].version <= held + 1 < recorded[-1].version + 1:
+        if recorded and recorded[0].version <= held + 1 <= recorded[-1].version:
             entry.add(
                 recorded[held + 1 - recorded[0].version :], partial(self.app.corrected, game_id)
             )
@@ -276,7 +276,7 @@ class Services:
         self.engine = projection_engine(database_url)
         try:
             tables.create_missing(self.engine)
-            IdempotencyStore(self.engine).hand_over(self.app.keys)
+            OldCommandKeys(self.engine).hand_over(self.app.keys)
             self.projector = Projector(self.app, self.engine)
         except BaseException:
             self.engine.dispose()  # and the store's pool, so that a retry starts clean

@@ -19,7 +19,7 @@ from flask.testing import FlaskClient
 from sqlalchemy import Engine, insert, inspect, select
 
 from api import tables
-from api.security import Caller, IdempotencyStore, key_covers, request_digest
+from api.security import Caller, OldCommandKeys, key_covers, request_digest
 from domain.application import AlreadyAnswered, Outcome
 from domain.request_keys import REFUSED
 from domain.rules.commands import parse_command
@@ -521,7 +521,7 @@ def as_an_old_version_kept_it(
 
 def hand_over(web: Flask) -> int:
     services = web.extensions["bohnanza"].get()
-    return IdempotencyStore(services.engine).hand_over(services.app.keys)
+    return OldCommandKeys(services.engine).hand_over(services.app.keys)
 
 
 def test_a_key_an_old_version_claimed_for_its_stored_command_still_refuses_another_request(
