@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import base64
 import hmac
-import json
 import re
 from collections.abc import Callable
 from datetime import datetime
@@ -544,9 +543,8 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
         raise
     except (ApiError, BohnanzaError) as error:
         status, document = _error_document(error)
-    answer = json.dumps({"status": status, "response": document}, separators=(",", ":"))
     try:
-        service.app.answered(game_id, key, covers, answer)
+        service.app.answered(game_id, key, covers, Replay(status, document).kept())
     except KeyUsed as used:  # an attempt racing this one used the key first
         return _answer_of_used_key(service, caller, covers, used)
     return _answer(status, document)
@@ -569,8 +567,8 @@ def _answer_of_used_key(service: Services, caller: Caller, covers: str, used: Ke
             "service that kept its answer for a day only, and the answer is gone; the game's "
             "view shows where the game is now"
         )
-    kept = json.loads(applied.answer)
-    return _answer(kept["status"], kept["response"], replayed=True)
+    kept = Replay.of_kept(applied.answer)
+    return _answer(kept.status, kept.response, replayed=True)
 
 
 def idempotency_key() -> str | None:

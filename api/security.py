@@ -285,6 +285,15 @@ class Replay:
     status: int
     response: dict[str, Any]
 
+    def kept(self) -> str:
+        """As a refused command's answer is kept in its key's row in the store."""
+        return json.dumps({"status": self.status, "response": self.response}, separators=(",", ":"))
+
+    @classmethod
+    def of_kept(cls, answer: str) -> Replay:
+        kept = json.loads(answer)
+        return cls(kept["status"], kept["response"])
+
 
 def _stored_a_command(status: int | None) -> bool:
     """Whether a key's answer says its command was stored (None: still running)."""
@@ -343,7 +352,7 @@ class OldCommandKeys:
             return  # claimed, never stored: a retry runs it
         if not _stored_a_command(row.status):
             if row.response is not None:  # a refusal, still kept
-                answer = json.dumps({"status": row.status, "response": row.response})
+                answer = Replay(row.status, row.response).kept()
                 keys.keep(row.game_id, row.key, AppliedRequest(REFUSED, REFUSED, covers, answer))
             return  # a refusal whose answer was cleared: the same request is decided anew
         # stored by a version that kept keys only here: never run again

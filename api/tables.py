@@ -46,21 +46,13 @@ idempotency = Table(
         "status",
         Integer,
         nullable=True,
-        comment="None while the first request runs, and once its command is stored",
+        comment="None while the first request ran, and once its command was stored "
+        "(rows written before 5 Dec 2026 only: see OldCommandKeys)",
     ),
     Column("response", JSON, nullable=True),
     Column("created_at", UTCDateTime, nullable=False),
     Column("note", Text, nullable=True),
 )
-
-answers_by_age = Index(
-    "api_idempotency_answers_by_age",
-    idempotency.c.created_at,
-    sqlite_where=idempotency.c.response.is_not(None),
-    postgresql_where=idempotency.c.response.is_not(None),
-)
-"""The keys whose answers are still kept, oldest first: what clearing old answers reads
-(api/security.py, ANSWERS_KEPT)."""
 
 
 creations = Table(
@@ -89,6 +81,5 @@ creations_by_age = Index(
 
 
 def create_missing(engine: Engine) -> None:
-    """The API's tables, and any index a database made by an earlier version lacks."""
+    """The API's tables."""
     metadata.create_all(engine)
-    answers_by_age.create(engine, checkfirst=True)

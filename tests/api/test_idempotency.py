@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import Engine, insert, inspect, select
+from sqlalchemy import insert, select
 
 from api import tables
 from api.security import Caller, OldCommandKeys, key_covers, request_digest
@@ -24,7 +24,6 @@ from domain.application import AlreadyAnswered, Outcome
 from domain.request_keys import REFUSED
 from domain.rules.commands import parse_command
 from domain.rules.errors import Conflict
-from projections.engine import schema_of
 
 from .conftest import web_app
 from .support import CreatedGame, assert_envelope, command, create_game, version_of
@@ -393,23 +392,6 @@ def test_concurrent_commands_based_on_one_version_apply_exactly_once(sqlite_web:
     assert statuses[200] == 1
     assert statuses[200] + statuses[412] == 6
     assert version_of(client, game) == 3
-
-
-def test_a_database_made_before_answers_were_cleared_gets_their_index(
-    shared_database_url: str,
-) -> None:
-    with web_app(shared_database_url) as first:
-        engine = first.extensions["bohnanza"].get().engine
-        tables.answers_by_age.drop(engine)
-        assert not has_answers_index(engine)
-
-    with web_app(shared_database_url) as again:
-        assert has_answers_index(again.extensions["bohnanza"].get().engine)
-
-
-def has_answers_index(engine: Engine) -> bool:
-    indexes = inspect(engine).get_indexes(tables.idempotency.name, schema=schema_of(engine))
-    return tables.answers_by_age.name in {index["name"] for index in indexes}
 
 
 class StalledFirstAttempt:
