@@ -14,6 +14,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from copy import deepcopy
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -21,7 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError, Application, project_aggregate
 from eventsourcing.domain import Aggregate, OriginatorVersionError
 from eventsourcing.persistence import (
     IntegrityError,
@@ -36,7 +37,7 @@ from eventsourcing.utils import Environment
 from . import limits, seat_names
 from .aggregate import Game, StoredFact
 from .encoding import CompactMapper, topics_of
-from .request_keys import REFUSED, AppliedRequest, KeyRows
+from .request_keys import REFUSED, AppliedRequest, KeyRows, Overtaken
 from .rules import events as ev
 from .rules.commands import Command, Correct, Undo
 from .rules.decide import start_game
@@ -55,6 +56,8 @@ game's storage."""
 CORRECTED_KEPT = 64
 """Corrected games whose facts as corrected each process keeps (their corrections are costly)."""
 COMMAND_RETRIES = 3
+STORED_ELSEWHERE_KEPT = 1000
+"""How many games whose last read found another process's commands each process remembers."""
 STARTUP_ATTEMPTS = 8
 """How often `Bohnanza.from_url` tries to open a SQLite file other processes are opening too."""
 
@@ -205,7 +208,11 @@ class Bohnanza(Application[UUID]):
     name = "Bohnanza"
     env = {  # noqa: RUF012 (library API)
         "AGGREGATE_CACHE_MAXSIZE": "1000",
-        "AGGREGATE_CACHE_FASTFORWARD": "y",
+        # The library keeps each aggregate this process saved or loaded, and reads nothing for
+        # one it holds: `current` brings a held aggregate up to what the store holds, and a
+        # command is decided on the game as held, the store's unique versions refusing it if
+        # another process stored first (`execute`).
+        "AGGREGATE_CACHE_FASTFORWARD": "n",
     }
     is_snapshotting_enabled = True
     """Snapshots are taken by `execute` after a command is stored (`_snapshot`), not inside the
@@ -236,6 +243,10 @@ class Bohnanza(Application[UUID]):
         self._corrected: OrderedDict[UUID, Corrected] = OrderedDict()
         self._corrected_lock = threading.Lock()
         self._facts_read: list[FactsRead] = []
+        self._elsewhere: dict[UUID, None] = {}
+        """The aggregates whose last read found events another process had stored, oldest
+        first (`execute` reads such a game before deciding)."""
+        self._elsewhere_lock = threading.Lock()
 
     def on_facts_read(self, listener: FactsRead) -> None:
         """Have `listener(game_id, facts)` called with the facts each load of a game's current
@@ -358,33 +369,48 @@ class Bohnanza(Application[UUID]):
         earlier attempt used the key, KeyUsed says what it did (AlreadyApplied: which versions
         it stored, also when the command would be refused now, on a game that holds it;
         AlreadyAnswered: it stored nothing, see `answered`). The store is not asked first: the
-        key's unique row refuses a second use, in the command's own transaction."""
-        for attempt in range(COMMAND_RETRIES):
-            if attempt:
-                self._refuse_if_used(game_id, request_key)
+        key's unique row refuses a second use, in the command's own transaction.
+
+        A command is decided on the game as this process holds it, without reading the store,
+        unless the last read of the game found commands another process stored (then the game
+        is read first, as its commands likely come through several processes): when this
+        process stored the game's last command (a client's requests on one kept-alive
+        connection, a worker of its own), the command is one transaction, its insert. If another
+        process stored a command since, the store refuses the insert (its versions are taken),
+        and the command is decided again on the game as stored: on PostgreSQL the refused insert
+        read what was stored (Overtaken), elsewhere it is read. A refusal by the rules is only
+        given once decided on the game as stored."""
+        game = None if self._stored_elsewhere(game_id) else self._held(game_id)
+        as_stored = False
+        for _ in range(COMMAND_RETRIES + 1):
+            if game is None:
+                game, as_stored = self.game(game_id), True
             try:
                 limits.check_size(command)
-                game, facts, corrected = self._decided(game_id, command, expected_version)
+                facts, corrected = self._decided(game, command, expected_version)
                 limits.check_command(game.version - len(facts), command, facts)
             except BohnanzaError:
-                # Decided on the game as loaded, which may hold this very command: an earlier
-                # attempt may have stored it (the cache fast-forwards to what the store holds
-                # now). Its key was stored with its events, so the store holds the key for every
-                # state holding the command: a refusal is given only if the key is still free
-                # once it was decided.
+                if not as_stored:  # perhaps only because another process stored a command since
+                    game = None
+                    continue
+                # Decided on the game as stored now, which may hold this very command: an
+                # earlier attempt may have stored it. Its key was stored with its events, so the
+                # store holds the key for every state holding the command: a refusal is given
+                # only if the key is still free once it was decided.
                 self._refuse_if_used(game_id, request_key)
                 raise
             before = game.version - len(facts)
             keyed = {"request_key": request_key, "request_covers": request_covers}
             try:
                 recordings = self.save(game, **(keyed if request_key else {}))
-            except IntegrityError:
+            except IntegrityError as refused:
                 self._refuse_if_used(game_id, request_key)
                 if expected_version is not None:
                     raise Conflict(
                         f"another command was stored first at version {expected_version + 1}",
                         self.game(game_id).version,
                     ) from None
+                game = self._overtaken(game_id, refused)
                 continue
             if corrected is not None:
                 self._keep_corrected(game_id, corrected)
@@ -402,21 +428,38 @@ class Bohnanza(Application[UUID]):
             raise KeyUsed.of(game_id, request_key, earlier)
 
     def _decided(
-        self, game_id: UUID, command: Command, expected_version: int | None
-    ) -> tuple[Game, list[ev.Event], Corrected | None]:
-        """The game as stored now with `command` decided on it (not saved yet), its facts, and
-        for a correction the game as corrected with it; Conflict if it is not at
+        self, game: Game, command: Command, expected_version: int | None
+    ) -> tuple[list[ev.Event], Corrected | None]:
+        """`command` decided on `game` (recorded on it, not saved yet): its facts, and for a
+        correction the game as corrected with it; Conflict if the game is not at
         `expected_version`, RuleViolation if the rules refuse."""
-        game = self.game(game_id)
         if expected_version is not None and game.version != expected_version:
             raise Conflict(
                 f"the game is at version {game.version}, not {expected_version}", game.version
             )
         if isinstance(command, Correct | Undo):  # decided on the game's record
-            fact, corrected = self.corrected(game_id, game.version).correct(command)
+            fact, corrected = self.corrected(game.id, game.version).correct(command)
             game.record([fact])
-            return game, [fact], corrected
-        return game, game.execute(command), None
+            return [fact], corrected
+        return game.execute(command), None
+
+    def _overtaken(self, game_id: UUID, refused: IntegrityError) -> Game | None:
+        """After a command's insert was refused: the game as stored, if the refusal says what
+        was stored (Overtaken) after the game this process holds, which it then holds; else
+        None (it is read)."""
+        held = self._held(game_id)
+        if held is None or not isinstance(refused, Overtaken):
+            return None
+        later = [self.mapper.to_domain_event(e) for e in refused.stored]
+        later = [event for event in later if event.originator_version > held.version]
+        if not later or later[0].originator_version != held.version + 1:
+            return None
+        seen: list[RecordedFact] = []
+        game = project_game(held, later, seen=seen)
+        assert isinstance(game, Game)
+        self._hold(game, stored_elsewhere=True)
+        self._tell_facts_read(game_id, seen)
+        return game
 
     def request_key_stored(self, game_id: UUID, request_key: str) -> bool:
         """Whether a request was given in this game under `request_key`."""
@@ -447,25 +490,78 @@ class Bohnanza(Application[UUID]):
     # --- queries -------------------------------------------------------------------------------
 
     def game(self, game_id: UUID, *, version: int | None = None) -> Game:
-        """The aggregate, current or at `version`; NotFound if there is no such game."""
+        """The aggregate, as stored now or at `version`; NotFound if there is no such game."""
         seen: list[RecordedFact] = []
         project = partial(project_game, seen=seen) if self._facts_read else project_game
         try:
-            game = self.repository.get(game_id, version=version, projector_func=project)
+            game = self.current(game_id, project) if version is None else None
+            if game is None:
+                game = self.repository.get(game_id, version=version, projector_func=project)
         except AggregateNotFoundError:
             raise NotFound(f"no game {game_id}") from None
         if not isinstance(game, Game):
             raise NotFound(f"no game {game_id}")
-        if seen and version is None:
+        if version is None:
+            self._tell_facts_read(game_id, seen)
+        return game
+
+    def _tell_facts_read(self, game_id: UUID, seen: list[RecordedFact]) -> None:
+        if seen:
             for listener in self._facts_read:
                 listener(game_id, seen)
-        return game
+
+    def current(
+        self, aggregate_id: UUID, projector: Callable[[Any, Iterable[Any]], Any] = project_aggregate
+    ) -> Any:
+        """The aggregate as the store holds it now (a copy of its own), folded by `projector`:
+        the one this process holds brought on by the events stored after it (and held so),
+        or loaded whole. AggregateNotFoundError if there is none."""
+        held = self._held(aggregate_id)
+        if held is None:
+            return self.repository.get(aggregate_id, projector_func=projector)
+        later = list(self.events.get(aggregate_id, gt=held.version))
+        if not later:
+            with self._elsewhere_lock:
+                self._elsewhere.pop(aggregate_id, None)
+            return held
+        aggregate = projector(held, later)
+        self._hold(aggregate, stored_elsewhere=True)
+        return aggregate
+
+    def _held(self, aggregate_id: UUID) -> Any | None:
+        """A copy of the aggregate as this process last saved or loaded it (None if it holds
+        none): what the store held then, which other processes may have added to since."""
+        cache = self.repository.cache
+        if cache is None:
+            return None
+        try:
+            held = cache.get(aggregate_id)
+        except KeyError:
+            return None
+        return deepcopy(held)
+
+    def _hold(self, aggregate: Aggregate, *, stored_elsewhere: bool) -> None:
+        """Hold (a copy of) `aggregate`, as read from the store just now, which found events
+        another process stored (`stored_elsewhere`). Two threads may hold the same aggregate at
+        once, the older last: that only costs a later read."""
+        if self.repository.cache is None:
+            return
+        self.repository.cache.put(aggregate.id, deepcopy(aggregate))
+        if stored_elsewhere:
+            with self._elsewhere_lock:
+                self._elsewhere[aggregate.id] = None
+                while len(self._elsewhere) > STORED_ELSEWHERE_KEPT:
+                    del self._elsewhere[next(iter(self._elsewhere))]
+
+    def _stored_elsewhere(self, aggregate_id: UUID) -> bool:
+        """Whether the last read of the aggregate found events another process had stored."""
+        return aggregate_id in self._elsewhere
 
     def find(self, aggregate_id: UUID, kind: type[A]) -> A | None:
         """The aggregate of type `kind` stored under `aggregate_id` (the records beside a game:
         its notes, lineage, record header), or None if none is stored."""
         try:
-            aggregate: Aggregate = self.repository.get(aggregate_id)
+            aggregate: Aggregate = self.current(aggregate_id)
         except AggregateNotFoundError:
             return None
         assert isinstance(aggregate, kind)

@@ -15,6 +15,11 @@ A request that stores nothing (the rules refused it) keeps its answer in the sam
 first, so a key is either a stored command or a refusal, never both. A keyed command is therefore
 one transaction whatever its outcome.
 
+On PostgreSQL a command's insert also reads, in its own round trip and after the table's lock,
+the game's events from the command's first version on: if another process stored there first,
+the insert fails and `Overtaken` carries what that process stored, so that the application
+decides the command again without another read (domain/application.py, `execute`).
+
 One recorder per store: SQLite and PostgreSQL (selected with `APPLICATION_RECORDER_TOPIC`) and
 the in-memory store (a factory of its own, as the in-memory factory takes no recorder topic).
 """
@@ -27,6 +32,7 @@ from functools import lru_cache
 from typing import Any, Protocol
 from uuid import UUID
 
+import psycopg
 from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, StoredEvent
 from eventsourcing.popo import POPOApplicationRecorder, POPOFactory
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
@@ -68,6 +74,16 @@ class AppliedRequest:
     def stored(self) -> bool:
         """Whether the store holds the events of the key's request (its versions are known)."""
         return self.first_version > 0
+
+
+class Overtaken(IntegrityError):
+    """An aggregate's events refused by the store because another writer stored events at their
+    versions first; `stored`: the aggregate's events from the first refused version on, read in
+    the refused insert's own transaction, after the table's lock (so as stored then)."""
+
+    def __init__(self, message: str, stored: list[StoredEvent]) -> None:
+        super().__init__(message)
+        self.stored = stored
 
 
 class KeyRows(Protocol):
@@ -209,6 +225,19 @@ def _sqlite_id(originator_id: Any) -> str:
     return originator_id.hex if isinstance(originator_id, UUID) else str(originator_id)
 
 
+def _stored_events(curs: Any) -> list[StoredEvent]:
+    """The rows of the events' table a cursor selected, as the library's StoredEvents."""
+    return [
+        StoredEvent(
+            originator_id=row["originator_id"],
+            originator_version=row["originator_version"],
+            topic=row["topic"],
+            state=bytes(row["state"]),
+        )
+        for row in curs.fetchall()
+    ]
+
+
 @lru_cache(maxsize=4096)
 def _uuid_of(text: str) -> UUID:
     return UUID(text)
@@ -312,32 +341,76 @@ class PostgresRecorder(PostgresApplicationRecorder):
         limit: int | None = None,
     ) -> Sequence[StoredEvent]:
         """The library's own, with each of its sixteen statements rendered once (the library
-        composes one on every call: a command loads its game with one)."""
-        shape = (gt is not None, lte is not None, desc, limit is not None)
+        composes one on every call)."""
+        statement = self._select_events_statement(gt is not None, lte is not None, desc, limit)
+        params = [originator_id, *(p for p in (gt, lte, limit) if p is not None)]
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(statement, params, prepare=True)
+            return _stored_events(curs)
+
+    def _select_events_statement(
+        self, gt: bool, lte: bool, desc: bool = False, limit: int | None = None
+    ) -> SQL:
+        shape = (gt, lte, desc, limit is not None)
         statement = self.select_events_statements.get(shape)
         if statement is None:
             composed = self.select_events_statement
-            if gt is not None:
+            if gt:
                 composed += SQL(" AND originator_version > %s")
-            if lte is not None:
+            if lte:
                 composed += SQL(" AND originator_version <= %s")
             composed += SQL(" ORDER BY originator_version")
             composed += SQL(" DESC") if desc else SQL(" ASC")
             if limit is not None:
                 composed += SQL(" LIMIT %s")
             statement = self.select_events_statements.setdefault(shape, _rendered(composed))
-        params = [originator_id, *(p for p in (gt, lte, limit) if p is not None)]
-        with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(statement, params, prepare=True)
-            return [
-                StoredEvent(
-                    originator_id=row["originator_id"],
-                    originator_version=row["originator_version"],
-                    topic=row["topic"],
-                    state=bytes(row["state"]),
-                )
-                for row in curs.fetchall()
-            ]
+        return statement
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def insert_events(
+        self, stored_events: Sequence[StoredEvent], **kwargs: Any
+    ) -> Sequence[int] | None:
+        """The library's insert (the table's lock, its NOTIFY and the insert in one pipeline,
+        then the request key, sent to travel with the commit), with one statement more for
+        events that follow others of their aggregate (a command's): the aggregate's events from
+        their first version on, read after the lock. Another writer stored there first exactly
+        when it returns any, and the insert then fails: Overtaken carries them."""
+        if not stored_events:
+            return None
+        first = stored_events[0]
+        follows_others = first.originator_version > 1
+        error: Exception | None = None
+        stored: list[StoredEvent] = []
+        with self.datastore.get_connection() as conn:
+            with (
+                conn.pipeline() as pipeline,
+                conn.transaction(),
+                conn.cursor() as curs,
+                conn.cursor() as later,
+            ):
+                try:
+                    self._lock_table(curs)
+                    self._notify_channel(curs)
+                    if follows_others:
+                        later.execute(
+                            self._select_events_statement(gt=True, lte=False),
+                            (first.originator_id, first.originator_version - 1),
+                            prepare=True,
+                        )
+                    super(PostgresApplicationRecorder, self)._insert_stored_events(
+                        curs, stored_events
+                    )
+                    # Synced now, so that a version stored first fails here, as itself.
+                    pipeline.sync()
+                    return self._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
+                except Exception as failed:  # re-raised once out of the pipeline
+                    error = failed
+                    if follows_others and isinstance(failed, psycopg.IntegrityError):
+                        stored = _stored_events(later)
+            if stored:
+                raise Overtaken(str(error), stored) from error
+            assert error is not None
+            raise error
 
     def _fetch_ids_after_insert_events(
         self,

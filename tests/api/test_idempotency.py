@@ -396,8 +396,10 @@ def test_concurrent_commands_based_on_one_version_apply_exactly_once(sqlite_web:
 
 class StalledFirstAttempt:
     """A first request whose store stalls: it saves its command only once the retry has started,
-    and before the retry loads the game; after its save it stops, as a server killed then would
-    (a 500, no answer)."""
+    and before the retry loads the game (as its process holds it, or as stored); after its save
+    it stops, as a server killed then would (a 500, no answer)."""
+
+    LOADS = ("game", "_held")
 
     def __init__(self, web: Flask) -> None:
         self.app = web.extensions["bohnanza"].get().app
@@ -415,17 +417,19 @@ class StalledFirstAttempt:
         assert self.retry_answered.wait(10)
         raise RuntimeError("the server stopped after storing the command")
 
-    def game(self, *args: Any, game: Any, **kwargs: Any) -> Any:
+    def load(self, *args: Any, load: Any, **kwargs: Any) -> Any:
         if threading.current_thread() is not self.first:
             self.retry_started.set()
             assert self.stored.wait(10)
-        return game(*args, **kwargs)
+        return load(*args, **kwargs)
 
     @contextmanager
     def running(self, send: Any) -> Iterator[None]:
-        save, game = self.app.save, self.app.game
+        save = self.app.save
         self.app.save = lambda *a, **k: self.save(*a, save=save, **k)  # type: ignore[method-assign]
-        self.app.game = lambda *a, **k: self.game(*a, game=game, **k)  # type: ignore[method-assign]
+        for name in self.LOADS:
+            load = getattr(self.app, name)
+            setattr(self.app, name, lambda *a, load=load, **k: self.load(*a, load=load, **k))
         failed: list[int] = []
         self.first = threading.Thread(target=lambda: failed.append(send().status_code))
         self.first.start()
@@ -434,8 +438,8 @@ class StalledFirstAttempt:
         finally:
             self.retry_answered.set()
             self.first.join(10)
-            vars(self.app).pop("save", None)
-            vars(self.app).pop("game", None)
+            for name in ("save", *self.LOADS):
+                vars(self.app).pop(name, None)
         assert failed == [500]
 
 

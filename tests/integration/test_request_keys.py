@@ -4,7 +4,7 @@ every store, because the key is stored in the same transaction as the command's 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
@@ -209,21 +209,26 @@ def stored_by_the_first_attempt_before_the_load(
     retrying: Bohnanza, first: Bohnanza, game_id: UUID, command: Command, key: str
 ) -> Iterator[list[Outcome]]:
     """The first attempt (another application on the store: another process) stores `command`
-    under `key` just after the retry has checked the key and before it loads the game, as a
-    first attempt held up by a stalled database may."""
+    under `key` just after the retry has checked the key and before it loads the game (as its
+    application holds it, or as stored), as a first attempt held up by a stalled database
+    may."""
     stored: list[Outcome] = []
-    load = retrying.game
 
-    def load_after_the_first_attempt(game_id: UUID, *, version: int | None = None) -> Any:
-        if not stored:
-            stored.append(first.execute(game_id, command, request_key=key))
-        return load(game_id, version=version)
+    def after_the_first_attempt(load: Callable[..., Any]) -> Callable[..., Any]:
+        def loaded(*args: Any, **kwargs: Any) -> Any:
+            if not stored:
+                stored.append(first.execute(game_id, command, request_key=key))
+            return load(*args, **kwargs)
 
-    retrying.game = load_after_the_first_attempt  # type: ignore[method-assign]
+        return loaded
+
+    retrying.game = after_the_first_attempt(retrying.game)  # type: ignore[method-assign]
+    retrying._held = after_the_first_attempt(retrying._held)  # type: ignore[method-assign]
     try:
         yield stored
     finally:
         vars(retrying).pop("game", None)
+        vars(retrying).pop("_held", None)
 
 
 @pytest.mark.parametrize("if_match", [False, True], ids=["any-version", "expected-version"])

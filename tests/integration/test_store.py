@@ -94,27 +94,52 @@ def stored_versions(app: Bohnanza, game_id: UUID) -> list[int]:
 
 
 @contextmanager
+def two_applications(database_url: str) -> Iterator[tuple[Bohnanza, Bohnanza]]:
+    """Two applications on one store, as two processes are."""
+    with Bohnanza.from_url(database_url) as one, Bohnanza.from_url(database_url) as other:
+        yield one, other
+
+
+def reads_of(app: Bohnanza, monkeypatch: pytest.MonkeyPatch) -> list[UUID]:
+    """The aggregates whose events the application reads from here on, a read each."""
+    reads: list[UUID] = []
+    select_events = app.recorder.select_events
+
+    def counted(originator_id: UUID, **kwargs: Any) -> Any:
+        reads.append(originator_id)
+        return select_events(originator_id, **kwargs)
+
+    monkeypatch.setattr(app.recorder, "select_events", counted)
+    return reads
+
+
+@contextmanager
 def loads_held_together(*apps: Bohnanza) -> Iterator[None]:
-    """Make each of two racing threads wait, after loading the game for its first attempt, until
-    the other has loaded it too: both decide on the same version and collide when storing."""
+    """Make each of two racing threads wait, after loading the game for its first attempt (the
+    game as its application holds it, or as stored), until the other has loaded it too: both
+    decide on the same version and collide when storing."""
     barrier = threading.Barrier(2, timeout=10)
     seen = threading.local()
-    for app in {id(app): app for app in apps}.values():
-        load = app.game
 
-        def held(game_id: UUID, *, version: int | None = None, load: Any = load) -> Any:
-            game = load(game_id, version=version)
-            if not getattr(seen, "loaded", False):
+    def first_load_waits(load: Callable[..., Any]) -> Callable[..., Any]:
+        def loaded(*args: Any, **kwargs: Any) -> Any:
+            game = load(*args, **kwargs)
+            if game is not None and not getattr(seen, "loaded", False):
                 seen.loaded = True
                 barrier.wait()
             return game
 
-        app.game = held  # type: ignore[method-assign]
+        return loaded
+
+    for app in {id(app): app for app in apps}.values():
+        app.game = first_load_waits(app.game)  # type: ignore[method-assign]
+        app._held = first_load_waits(app._held)  # type: ignore[method-assign]
     try:
         yield
     finally:
         for app in apps:
             vars(app).pop("game", None)
+            vars(app).pop("_held", None)
 
 
 def race(*calls: Callable[[], Outcome]) -> list[Outcome | Conflict]:
@@ -434,10 +459,7 @@ def test_a_sqlite_file_that_fails_otherwise_is_not_tried_again(
 def test_of_two_application_instances_racing_on_one_version_exactly_one_command_is_stored(
     shared_database_url: str,
 ) -> None:
-    with (
-        Bohnanza.from_url(shared_database_url) as one,
-        Bohnanza.from_url(shared_database_url) as other,
-    ):
+    with two_applications(shared_database_url) as (one, other):
         game_id, first, second = game_where_two_seats_can_harvest(one)
         version = other.game(game_id).version
 
@@ -459,10 +481,7 @@ def test_of_two_application_instances_racing_on_one_version_exactly_one_command_
 def test_two_application_instances_racing_without_an_expected_version_both_harvest(
     shared_database_url: str,
 ) -> None:
-    with (
-        Bohnanza.from_url(shared_database_url) as one,
-        Bohnanza.from_url(shared_database_url) as other,
-    ):
+    with two_applications(shared_database_url) as (one, other):
         game_id, first, second = game_where_two_seats_can_harvest(one)
         version = other.game(game_id).version
 
@@ -476,6 +495,82 @@ def test_two_application_instances_racing_without_an_expected_version_both_harve
             assert stored_versions(app, game_id) == list(range(1, later.version + 1))
             assert app.facts(game_id)[version:] == earlier.facts + later.facts
             assert app.state(game_id) == app.refold(game_id)
+
+
+def test_a_game_played_by_two_application_instances_in_turn_is_stored_whole_and_in_order(
+    shared_database_url: str,
+) -> None:
+    """Each application's command finds the game passed by the other's last command: read
+    first, or decided on the game as held and then again on the game as stored (its insert
+    refused by the store, or the command by the rules on the old state), it is stored."""
+    with two_applications(shared_database_url) as (one, other):
+        started = one.start_game(SEATS, seed=5)
+        other.game(started.game_id)  # both hold the game from here on
+        facts, rng = list(started.facts), random.Random(5)
+        for turn in range(MAX_COMMANDS):
+            state = fold(facts)
+            if state.is_over:
+                break
+            app = (one, other)[turn % 2]
+            facts += app.execute(started.game_id, rng.choice(moves(state))).facts
+
+        assert fold(facts).is_over
+        for app in (one, other):
+            assert app.facts(started.game_id) == facts
+            assert stored_versions(app, started.game_id) == list(range(1, len(facts) + 1))
+            assert app.state(started.game_id) == app.refold(started.game_id)
+
+
+def test_a_command_decided_on_a_game_another_application_passed_is_decided_again_and_stored(
+    shared_database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its insert is refused (the versions are taken); on PostgreSQL the refused insert read
+    what the other stored, so the command is decided again without another read."""
+    with two_applications(shared_database_url) as (one, other):
+        game_id, first, second = game_where_two_seats_can_harvest(one)
+        other.game(game_id)
+        earlier = one.execute(game_id, first)
+        reads = reads_of(other, monkeypatch)
+
+        later = other.execute(game_id, second)
+
+        assert reads == ([game_id] if shared_database_url.startswith("sqlite") else [])
+        assert later.version == earlier.version + len(later.facts)
+        assert other.facts(game_id)[earlier.version :] == later.facts
+        assert other.state(game_id) == other.refold(game_id)
+
+
+def test_a_command_the_rules_refuse_on_the_game_as_held_is_decided_on_the_game_as_stored(
+    shared_database_url: str,
+) -> None:
+    with two_applications(shared_database_url) as (one, other):
+        started = one.start_game(SEATS, seed=3)
+        held = one.state(started.game_id)
+        state, rng = held, random.Random(3)
+        for _ in range(MAX_COMMANDS):  # the other plays until a command is legal only now
+            only_now = [c for c in moves(state) if c not in moves(held)]
+            if only_now:
+                break
+            state = fold(other.execute(started.game_id, rng.choice(moves(state))).facts, state)
+
+        outcome = one.execute(started.game_id, only_now[0])
+
+        assert one.state(started.game_id) == fold(outcome.facts, state)
+
+
+def test_a_command_on_a_game_its_application_stored_last_reads_nothing_from_the_store(
+    app: Bohnanza, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its one trip to the store is its insert: the game as the application holds it is the
+    game as stored (the insert would be refused otherwise)."""
+    game_id, harvest, _ = game_where_two_seats_can_harvest(app)
+    reads = reads_of(app, monkeypatch)
+
+    outcome = app.execute(game_id, harvest)
+
+    assert reads == []
+    assert outcome.facts
+    assert stored_versions(app, game_id)[-1] == outcome.version
 
 
 # --- queries -----------------------------------------------------------------------------------
