@@ -1,6 +1,7 @@
 """API benchmark: every figure is printed beside its baseline measured in the same run.
 
     .venv/bin/python -m bench.api [--commands 200] [--repeats 5] [--postgres-url URL]
+                                  [--only round-trip|throughput]
 
 1. Round trip on SQLite: one command over HTTP to a real gunicorn on loopback, configured as
    `bohnanza serve` runs it (one worker process of the service's worker class, with threads; one
@@ -25,7 +26,11 @@
    game, against gunicorn with several workers configured as docker-compose.yml runs the API
    (a separate projector follows the store), beside the store's raw append rate: 8 threads
    inserting the same games' pre-built stored events with `recorder.insert_events`, one
-   command's events per insert. A throw-away database is created and dropped on the server at
+   command's events per insert. The HTTP clients run three passes: each game's commands on one
+   kept-alive connection (a worker process of the server keeps it, so it stores all of that
+   game's commands), the same with an `Idempotency-Key` on each command, and each seat of a
+   game on a connection of its own, as players at their own devices (a game's commands are then
+   spread over the worker processes, each command mostly finding the game moved on by another). A throw-away database is created and dropped on the server at
    `--postgres-url` (default `$BOHNANZA_TEST_POSTGRES_URL` or the local server).
 
 Timings are medians (these machines are noisy); the sides of the first ratio alternate command by
@@ -106,8 +111,13 @@ class BotGame:
 class HttpGame:
     """A game created over HTTP, with its seats' tokens, played command by command."""
 
-    def __init__(self, client: httpx.Client, game: BotGame) -> None:
+    def __init__(
+        self, client: httpx.Client, game: BotGame, seats: list[httpx.Client] | None = None
+    ) -> None:
+        """`seats`: a client (a connection) for each seat, as players at their own devices;
+        else every seat's commands go through `client`."""
         self.client = client
+        self.seats = seats
         created = client.post("/api/games", json=game.request())
         created.raise_for_status()
         body = created.json()
@@ -120,7 +130,8 @@ class HttpGame:
         headers = {"Authorization": self.tokens[seat]}
         if key is not None:
             headers["Idempotency-Key"] = key
-        answer = self.client.post(self.url, json=body, headers=headers)
+        client = self.seats[seat] if self.seats else self.client
+        answer = client.post(self.url, json=body, headers=headers)
         if answer.status_code != 200:
             raise RuntimeError(f"{body} was answered {answer.status_code}: {answer.text}")
 
@@ -450,19 +461,22 @@ def raw_appends(app: Bohnanza, batches: list[list[StoredEvent]]) -> Callable[[],
 
 
 def http_client_work(
-    base: str, game: BotGame, commands: int, *, keyed: bool = False
-) -> tuple[Callable[[], None], httpx.Client]:
+    base: str, game: BotGame, commands: int, *, keyed: bool = False, by_seat: bool = False
+) -> tuple[Callable[[], None], list[httpx.Client]]:
     """One client's commands over HTTP, each with an `Idempotency-Key` of its own if `keyed`
-    (as a client that retries safely sends them)."""
+    (as a client that retries safely sends them); `by_seat`: each seat's commands on a
+    connection of its own (as players at their own devices), which the server's processes
+    accept as they come, so that a game's commands are spread over them."""
     client = httpx.Client(base_url=base, timeout=60.0)
-    remote = HttpGame(client, game)
+    seats = [httpx.Client(base_url=base, timeout=60.0) for _ in range(PLAYERS)] if by_seat else []
+    remote = HttpGame(client, game, seats)
     prefix = secrets.token_hex(8)
 
     def play() -> None:
         for number, command in enumerate(game.commands[:commands]):
             remote.play(command, f"{prefix}-{number}" if keyed else None)
 
-    return play, client
+    return play, [client, *seats]
 
 
 @dataclass
@@ -505,7 +519,7 @@ class CpuUse:
 def throughput(server_url: str, games: list[BotGame], commands: int, repeats: int) -> None:
     batches = [command_batches(game, commands) for game in games]
     appended = sum(len(b) for b in batches)
-    rates: dict[str, list[float]] = {"raw": [], "http": [], "keyed": []}
+    rates: dict[str, list[float]] = {"raw": [], "http": [], "keyed": [], "by_seat": []}
     cpu = {name: CpuUse() for name in rates}
     with postgres_database(server_url) as database:
         raw_url = new_schema(database, "raw")
@@ -520,9 +534,15 @@ def throughput(server_url: str, games: list[BotGame], commands: int, repeats: in
                 work = [raw_appends(raw, game_batches) for game_batches in batches]
                 wall = cpu["raw"].measured(lambda work=work: concurrently(work), appended, bind)
                 rates["raw"].append(appended / wall)
-                for name in ("http", "keyed"):
+                for name in ("http", "keyed", "by_seat"):
                     clients = [
-                        http_client_work(base, game, commands, keyed=name == "keyed")
+                        http_client_work(
+                            base,
+                            game,
+                            commands,
+                            keyed=name == "keyed",
+                            by_seat=name == "by_seat",
+                        )
                         for game in games
                     ]
                     plays = [play for play, _ in clients]
@@ -530,9 +550,12 @@ def throughput(server_url: str, games: list[BotGame], commands: int, repeats: in
                         lambda p=plays: concurrently(p), CLIENTS * commands, bind
                     )
                     rates[name].append(CLIENTS * commands / wall)
-                    for _, client in clients:
-                        client.close()
-    raw_rate, http_rate, keyed_rate = (statistics.median(rates[name]) for name in rates)
+                    for _, connections in clients:
+                        for client in connections:
+                            client.close()
+    raw_rate, http_rate, keyed_rate, by_seat_rate = (
+        statistics.median(rates[name]) for name in rates
+    )
     print()
     print(
         f"2. throughput on PostgreSQL: {CLIENTS} clients, each on its own game, "
@@ -550,10 +573,15 @@ def throughput(server_url: str, games: list[BotGame], commands: int, repeats: in
         f"   the same, each command with an Idempotency-Key: {keyed_rate:,.0f} commands/s "
         f"({keyed_rate / raw_rate:.0%})"
     )
+    print(
+        f"   the same, each seat on a connection of its own: {by_seat_rate:,.0f} commands/s "
+        f"({by_seat_rate / raw_rate:.0%}; a game's commands spread over the server's processes)"
+    )
     print("   CPU a command took, by process (means over the runs; the client is this process):")
     print(f"     raw appends          {cpu['raw'].line(repeats)}")
     print(f"     HTTP                 {cpu['http'].line(repeats)}")
     print(f"     HTTP, keyed          {cpu['keyed'].line(repeats)}")
+    print(f"     HTTP, by seat        {cpu['by_seat'].line(repeats)}")
 
 
 def main() -> None:
@@ -564,12 +592,18 @@ def main() -> None:
         "--postgres-url",
         default=os.environ.get("BOHNANZA_TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL),
     )
+    parser.add_argument(
+        "--only", choices=("round-trip", "throughput"), help="run one of the two parts only"
+    )
     args = parser.parse_args()
     games = [BotGame.simulated(seed) for seed in range(1, CLIENTS + 1)]
     commands = min(args.commands, *(len(game.commands) for game in games))
     print(f"games: rio-grande, {PLAYERS} players, greedy bots; {commands} commands each")
     print()
-    round_trip(games[0], args.repeats)
+    if args.only != "throughput":
+        round_trip(games[0], args.repeats)
+    if args.only == "round-trip":
+        return
     try:
         throughput(args.postgres_url, games, commands, args.repeats)
     except psycopg.OperationalError as error:
