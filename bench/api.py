@@ -24,9 +24,10 @@
    when they run on different machines.
 2. Throughput on PostgreSQL: commands/s from 8 concurrent HTTP clients, each replaying its own
    game, against gunicorn with several workers configured as docker-compose.yml runs the API
-   (a separate projector follows the store), beside the store's raw append rate: 8 threads
-   inserting the same games' pre-built stored events with `recorder.insert_events`, one
-   command's events per insert. The HTTP clients run three passes: each game's commands on one
+   (a separate projector follows the store), beside the library's raw append rate: 8 threads
+   inserting the same games' pre-built stored events with the library's own recorder
+   (`eventsourcing`'s PostgreSQL application recorder, none of this service's), one command's
+   events per `insert_events`. The HTTP clients run three passes: each game's commands on one
    kept-alive connection (a worker process of the server keeps it, so it stores all of that
    game's commands), the same with an `Idempotency-Key` on each command, and each seat of a
    game on a connection of its own, as players at their own devices (a game's commands are then
@@ -61,6 +62,7 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 import psycopg
 import pycurl
+from eventsourcing.application import Application
 from eventsourcing.persistence import StoredEvent
 from flask import Flask, Response, jsonify, request
 from psycopg import sql
@@ -72,6 +74,7 @@ from domain.bots import simulate
 from domain.rules import events as ev
 from domain.rules.commands import Command
 from domain.rules.transcript import commands_from_facts
+from domain.storage import persistence_env
 from tests.e2e.server import gunicorn
 
 PLAYERS = 4
@@ -445,7 +448,18 @@ def command_batches(game: BotGame, commands: int) -> list[list[StoredEvent]]:
     ]
 
 
-def raw_appends(app: Bohnanza, batches: list[list[StoredEvent]]) -> Callable[[], None]:
+def library_application(database_url: str) -> Application[uuid.UUID]:
+    """The library's own application on the store at `database_url`, with the library's own
+    recorder (none of this service's: no request keys, no statements of its own) and a
+    connection for each client."""
+    env = persistence_env(database_url)
+    del env["APPLICATION_RECORDER_TOPIC"]
+    return Application(env={**env, "POSTGRES_POOL_SIZE": str(CLIENTS)})
+
+
+def raw_appends(
+    app: Application[uuid.UUID], batches: list[list[StoredEvent]]
+) -> Callable[[], None]:
     """One client's raw appends: the batches, under a fresh aggregate id, one insert each."""
     originator = uuid.uuid4()
     mine = [
@@ -527,7 +541,7 @@ def throughput(server_url: str, games: list[BotGame], commands: int, repeats: in
             gunicorn(
                 new_schema(database, "api"), "--threads", "4", workers=4, inline_projections=False
             ) as base,
-            Bohnanza.from_url(raw_url, POSTGRES_POOL_SIZE=str(CLIENTS)) as raw,
+            library_application(raw_url) as raw,
         ):
             bind = urlsplit(base).netloc
             for _ in range(repeats):
@@ -562,7 +576,7 @@ def throughput(server_url: str, games: list[BotGame], commands: int, repeats: in
         f"{commands} commands each, median of {repeats}"
     )
     print(
-        f"   raw appends            {raw_rate:>9,.0f} commands/s  (baseline: recorder.insert_events,"
+        f"   raw appends            {raw_rate:>9,.0f} commands/s  (baseline: the library's recorder,"
     )
     print(
         f"                          {'':>9}              {CLIENTS} threads, one command's events per insert)"
