@@ -41,6 +41,9 @@ from .web import web
 MAX_BODY_BYTES = 64 * 1024
 BUILD_ATTEMPTS = 3
 CREDENTIALS = ("Authorization", "X-Auditor-Token")
+CREDENTIAL_KEYS = tuple(f"HTTP_{name.upper().replace('-', '_')}" for name in CREDENTIALS)
+"""The credentials' headers as the WSGI environ names them."""
+VARY_CREDENTIALS = ", ".join(CREDENTIALS)
 CACHING = (
     "Caching: an answer to a request that carries a credential (`Authorization` or "
     "`X-Auditor-Token`, good or not) says `Cache-Control: private, no-store`, errors included: "
@@ -195,11 +198,14 @@ def not_cached_for_others(response: Response) -> Response:
     """After every request: an answer to a request carrying a credential is not kept by any
     cache (a shared cache may not keep it anyway, RFC 9111 §3.5, but a browser's may, and it
     holds a hand or every card), errors included; an API answer varies with the credentials."""
-    headers = request.headers
-    if any(name in headers for name in CREDENTIALS):
+    environ = request.environ
+    if any(key in environ for key in CREDENTIAL_KEYS):
         response.headers["Cache-Control"] = "private, no-store"
-    if request.path.startswith("/api/"):
-        response.vary.update(CREDENTIALS)
+    if environ.get("PATH_INFO", "").startswith("/api/"):
+        if "Vary" in response.headers:
+            response.vary.update(CREDENTIALS)
+        else:  # the common case, without parsing and writing a header set
+            response.headers["Vary"] = VARY_CREDENTIALS
     return response
 
 

@@ -659,10 +659,11 @@ def _execute(
     keyed: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """Run the command and answer it; `keyed`: its Idempotency-Key and what the key covers."""
+    started = service.views.started(game_id)
     if caller.role == HOST:
         _authorize_host(service.views.view(game_id, HOST_VIEWER)[0], body)
     else:
-        _authorize_seat(caller, service.views.started(game_id), body)
+        _authorize_seat(caller, started, body)
     command = parse_command(body)
     try:
         key, covers = keyed or (None, None)
@@ -681,7 +682,7 @@ def _execute(
     viewer = _commanding_viewer(caller)
     at = service.views.view_at(game_id, viewer, outcome.version)
     view = _view_document(at, viewer, outcome.version)
-    return _command_answer(game_id, outcome.position, outcome.recorded(), viewer, view)
+    return _command_answer(game_id, started, outcome.position, outcome.recorded(), viewer, view)
 
 
 def _nudge_followers_after_answer(service: Services, game_id: UUID) -> None:
@@ -700,6 +701,7 @@ def _commanding_viewer(caller: Caller) -> Viewer:
 
 def _command_answer(
     game_id: UUID,
+    started: ev.GameStarted,
     position: int | None,
     recorded: list[RecordedFact],
     viewer: Viewer,
@@ -707,7 +709,6 @@ def _command_answer(
 ) -> dict[str, Any]:
     """A command's answer: the game's new version and position, the command's facts as the
     caller saw them, and the caller's view (`view`, at that version)."""
-    started = services().views.started(game_id)
     return {
         "game_id": str(game_id),
         "version": view["version"],
@@ -728,7 +729,8 @@ def _stored_answer(
     facts = service.views.facts(game_id)[applied.first_version - 1 : applied.last_version]
     at = service.views.view_at(game_id, viewer, applied.last_version)
     view = _view_document(at, viewer, applied.last_version)
-    return _command_answer(game_id, service.app.position(), facts, viewer, view)
+    started = service.views.started(game_id)
+    return _command_answer(game_id, started, service.app.position(), facts, viewer, view)
 
 
 @blp.route("/games/<uuid:game_id>/events", methods=["GET"])
