@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import zlib
+from copy import deepcopy
 from typing import Any
 
 from eventsourcing.persistence import ConnectionUnavailableError, InterfaceError, OperationalError
@@ -235,15 +236,24 @@ def documented(blueprint: Any, *codes: int, store: bool = True) -> Any:
 
     def decorate(view: Any) -> Any:
         # flask-smorest documents an alternative response by wrapping the view in a function
-        # that only passes the call on; keep the documentation and drop the wrappers, which
-        # cost a context lookup each on every request.
-        wrapped = view
+        # that only passes the call on, with a deep copy of the view's documentation so far
+        # (its schemas' every field): for a dozen statuses on each of 27 endpoints, a fifth of
+        # a process's start. Each status's entry is made on a bare function instead, and the
+        # entries are added to the view's own documentation; no wrapper is kept, as each would
+        # cost a context lookup on every request.
+        doc = deepcopy(getattr(view, "_apidoc", {}))
+        responses = doc.setdefault("response", {}).setdefault("responses", {})
         for code in sorted({*codes, *SERVER_REFUSALS, *([503] if store else [])}):
-            wrapped = blueprint.alt_response(code, schema=ErrorSchema, description="Error")(wrapped)
-        view._apidoc = wrapped._apidoc
+            entry = blueprint.alt_response(code, schema=ErrorSchema, description="Error")(_bare)
+            responses.setdefault(code, []).extend(entry._apidoc["response"]["responses"][code])
+        view._apidoc = doc
         return view
 
     return decorate
+
+
+def _bare() -> None:
+    """A function with no documentation, for `documented` to have one status documented on."""
 
 
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
