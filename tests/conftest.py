@@ -150,17 +150,22 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 LONGEST_FIRST = (
     "tests/integration/test_projections.py",
+    "tests/browser/test_replay_reading.py",
     "tests/unit/test_bot_games.py",
-    "tests/docs/test_guides.py",
-    "tests/unit/test_views.py",
-    "tests/unit/test_record.py",
     "tests/browser/test_accessibility.py",
+    "tests/docs/test_guides.py",
+    "tests/browser/test_replay.py",
     "tests/browser/test_recorder.py",
+    "tests/unit/test_record.py",
+    "tests/unit/test_views.py",
     "tests/e2e/test_outages.py",
+    "tests/integration/test_annotations_forks.py",
+    "tests/unit/test_replay_steps.py",
 )
-"""The longest test files (tens of seconds each), started first: the two workers get whole files
-(`--dist loadfile`) in collection order, and one of these collected last kept a worker busy for
-half a minute after the other had run out of files."""
+"""The longest test files (13 to 60 s each on a 2-core machine, 5 Dec 2026), started first,
+longest first: the two workers get whole files (`--dist loadfile`) in collection order, and one
+of these collected last kept a worker busy for half a minute after the other had run out of
+files."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from flask import Flask
+from flask import Flask, Response
 from flask.testing import FlaskClient
 
 from api import games as games_module
@@ -97,6 +97,20 @@ def test_an_answer_without_credentials_keeps_its_own_caching_headers(
 
     assert response.status_code == 200
     assert response.headers.get("Cache-Control") == cache_control
+
+
+def test_an_api_answer_that_varies_already_varies_with_the_credentials_too(
+    web: Flask, client: FlaskClient
+) -> None:
+    @web.get("/api/test-varies")
+    def varies() -> Response:
+        response = Response("{}", content_type="application/json")
+        response.vary.add("Accept-Encoding")
+        return response
+
+    answer = client.get("/api/test-varies")
+
+    assert answer.headers["Vary"] == "Accept-Encoding, Authorization, X-Auditor-Token"
 
 
 @pytest.mark.parametrize("headers", [{}, {"X-Auditor-Token": SECRET}], ids=["public", "auditor"])
