@@ -31,7 +31,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
-import psycopg
 from eventsourcing.persistence import PersistenceError
 
 PAST = 0.001
@@ -160,6 +159,7 @@ def bounded_connections(connection_class: type[Any]) -> type[Any]:
     proxy holding the bytes, a server hung) raises DeadlinePassed and is closed, instead of
     holding its request until the database answers again. The network limits of
     domain/network.py do not catch this: the network itself acknowledges what was sent."""
+    import psycopg  # only here: a process on SQLite never imports it
 
     class DeadlineConnection(connection_class):  # type: ignore[misc]
         def wait(self, gen: Any, interval: float = 0.1, timeout: float | None = None) -> Any:

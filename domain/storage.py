@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-import psycopg
 from eventsourcing.persistence import OperationalError
 
 from .network import network_limits
@@ -113,6 +112,8 @@ def opening_alone(env: Mapping[str, str]) -> Iterator[None]:
     if env.get("PERSISTENCE_MODULE") != "eventsourcing.postgres":
         yield
         return
+    import psycopg  # only here: a process on SQLite never imports it
+
     key = zlib.crc32(f"bohnanza store {env['POSTGRES_SCHEMA']}".encode())
     try:
         lock = psycopg.connect(

@@ -12,9 +12,9 @@ event store; read models live in their own tables in that same database:
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import Any
 
-import psycopg
 from sqlalchemy import URL, Connection, Engine, create_engine, event
 from sqlalchemy.pool import QueuePool
 
@@ -79,7 +79,13 @@ def projection_engine(database_url: str) -> Engine:
     return engine.execution_options(schema_translate_map={None: schema})
 
 
-_CONNECTION = bounded_connections(psycopg.Connection)
+@cache
+def _connection_class() -> type[Any]:
+    """psycopg's connection, bounded by the deadline; imported only for a PostgreSQL engine (a
+    process on SQLite never imports psycopg)."""
+    import psycopg
+
+    return bounded_connections(psycopg.Connection)
 
 
 def _connect_within_deadline(engine: Engine) -> None:
@@ -90,7 +96,7 @@ def _connect_within_deadline(engine: Engine) -> None:
     @event.listens_for(engine, "do_connect")
     def _connect(dialect: Any, record: Any, args: Any, params: dict[str, Any]) -> Any:
         params["connect_timeout"] = max(1, math.ceil(bounded_wait(params["connect_timeout"])))
-        return _CONNECTION.connect(*args, **params)
+        return _connection_class().connect(*args, **params)
 
 
 def durable_commit(connection: Connection) -> None:

@@ -16,20 +16,22 @@ A store this module has no SQL for (the in-process one) is read through the libr
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 from uuid import UUID
 
 from eventsourcing.persistence import ApplicationRecorder
-from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
-from psycopg import sql
 from sqlalchemy import Connection
 
 from domain.application import Bohnanza
 from domain.ids import as_uuid
 
 from .tracking import Recorded
+
+if TYPE_CHECKING:
+    from eventsourcing.postgres import PostgresApplicationRecorder
 
 Page = list[tuple[str, Recorded]]
 """Facts as recorded, in position order, each with its row's topic."""
@@ -44,6 +46,13 @@ class Row(NamedTuple):
     state: bytes
 
 
+def _on_postgres(recorder: ApplicationRecorder) -> TypeGuard[PostgresApplicationRecorder]:
+    """Whether the recorder is the library's PostgreSQL one (asked without importing it: a
+    process on SQLite never imports psycopg, and a PostgreSQL recorder means it was)."""
+    postgres = sys.modules.get("eventsourcing.postgres")
+    return postgres is not None and isinstance(recorder, postgres.PostgresApplicationRecorder)
+
+
 class StoreReader:
     """Reads pages of the store's events for the projector."""
 
@@ -53,7 +62,7 @@ class StoreReader:
         self._select: Callable[[Connection, int, int, Sequence[str]], list[Any]] | None
         if isinstance(recorder, SQLiteApplicationRecorder):
             self._select = _sqlite_select(recorder.events_table_name)
-        elif isinstance(recorder, PostgresApplicationRecorder):
+        elif _on_postgres(recorder):
             datastore = recorder.datastore
             self._select = _postgres_select(
                 datastore.schema,
@@ -125,6 +134,8 @@ def _postgres_select(
 ) -> Callable[[Connection, int, int, Sequence[str]], list[Any]]:
     # The id's 16 bytes, made a UUID once per game by the reader, instead of psycopg making one
     # per row.
+    from psycopg import sql  # only here: a process on SQLite never imports psycopg
+
     game = "uuid_send(originator_id)" if binary_ids else "originator_id"
     events = sql.Identifier(schema, table).as_string(None)
     every = (
