@@ -139,16 +139,20 @@ class PostgresRecorder(PostgresApplicationRecorder):
     ) -> Sequence[StoredEvent]:
         """The library's own, with each of its sixteen statements rendered once (the library
         composes one on every call)."""
-        statement = self._select_events_statement(gt is not None, lte is not None, desc, limit)
+        statement = self._select_events_statement(
+            gt is not None, lte is not None, desc, limit is not None
+        )
         params = [originator_id, *(p for p in (gt, lte, limit) if p is not None)]
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(statement, params, prepare=True)
             return _stored_events(curs)
 
     def _select_events_statement(
-        self, gt: bool, lte: bool, desc: bool = False, limit: int | None = None
+        self, gt: bool = False, lte: bool = False, desc: bool = False, limit: bool = False
     ) -> SQL:
-        shape = (gt, lte, desc, limit is not None)
+        """The select of an aggregate's events of this shape (which bounds, which order,
+        whether limited), rendered on first use."""
+        shape = (gt, lte, desc, limit)
         statement = self.select_events_statements.get(shape)
         if statement is None:
             composed = self.select_events_statement
@@ -158,7 +162,7 @@ class PostgresRecorder(PostgresApplicationRecorder):
                 composed += SQL(" AND originator_version <= %s")
             composed += SQL(" ORDER BY originator_version")
             composed += SQL(" DESC") if desc else SQL(" ASC")
-            if limit is not None:
+            if limit:
                 composed += SQL(" LIMIT %s")
             statement = self.select_events_statements.setdefault(shape, _rendered(composed))
         return statement
@@ -190,7 +194,7 @@ class PostgresRecorder(PostgresApplicationRecorder):
                     self._notify_channel(curs)
                     if follows_others:
                         later.execute(
-                            self._select_events_statement(gt=True, lte=False),
+                            self._select_events_statement(gt=True),
                             (first.originator_id, first.originator_version - 1),
                             prepare=True,
                         )
