@@ -10,11 +10,10 @@ from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
 
-import psycopg
 from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder, PostgresDatastore
 from eventsourcing.utils import retry
-from psycopg.sql import SQL, Composable, Composed, Identifier, Literal
+from psycopg.sql import SQL, Composable, Identifier, Literal
 
 from .deadline import bounded_connections, within_deadline
 from .network import RECONNECT_SECONDS, network_limits
@@ -97,9 +96,6 @@ class PostgresRecorder(PostgresApplicationRecorder):
             )
         )
         columns = SQL(", ").join(map(Identifier, COLUMNS))
-        self.insert_request_key_statement = SQL(
-            "INSERT INTO {schema}.{table} ({columns}) VALUES (%s, %s, %s, %s, %s, %s)"
-        ).format(**table, columns=columns)
         self.keep_request_key_statement = SQL(
             "INSERT INTO {schema}.{table} ({columns}) VALUES (%s, %s, %s, %s, %s, %s) "
             "ON CONFLICT DO NOTHING"
@@ -112,20 +108,73 @@ class PostgresRecorder(PostgresApplicationRecorder):
             "UPDATE {schema}.{table} SET covers = coalesce(covers, %s) "
             "WHERE originator_id = %s AND request_key = %s"
         ).format(**table)
+        self._command_function(table["table"])
+
+    def _command_function(self, keys_table: Identifier) -> None:
+        """The store's function that stores a command's events and its request key, called
+        by one statement (`command_statement`). It does what the library's insert sends as
+        statements of a pipeline inside a transaction (the lock's timeout, the table's lock,
+        the NOTIFY, the insert), what this recorder added to them (the read of the game's
+        versions the command takes, the key's row), in one round trip and with one statement
+        for psycopg to send: psycopg's Python work for the pipeline was about a third of an
+        API worker's CPU a command. Created with the tables, so a store made before it gets it
+        when a process opens it. Its name carries a number: a change to its parameters or
+        results takes a new name, so that processes of the version before keep theirs."""
+        self.command_function_name = f"{self.events_table_name}_command_1"
+        self.check_identifier_length(self.command_function_name)
+        names = {
+            "schema": Identifier(self.datastore.schema),
+            "function": Identifier(self.command_function_name),
+            "event": Identifier(self.stored_event_type_name),
+            "events_table": Identifier(self.events_table_name),
+            "keys_table": keys_table,
+            "channel": Identifier(self.channel_name),
+            "key_columns": SQL(", ").join(map(Identifier, COLUMNS)),
+        }
+        self.sql_create_statements.append(
+            SQL(
+                "CREATE OR REPLACE FUNCTION {schema}.{function}("
+                "lock_timeout text, events {schema}.{event}[], request_key text, "
+                "first_version bigint, last_version bigint, covers text, answer text) "
+                "RETURNS TABLE "
+                "(notification_id bigint, version bigint, topic text, state bytea) "
+                "LANGUAGE plpgsql AS $body$ "
+                "DECLARE first {schema}.{event} := events[1]; "
+                "BEGIN "
+                "PERFORM set_config('lock_timeout', lock_timeout, true); "
+                "LOCK TABLE {schema}.{events_table} IN EXCLUSIVE MODE; "
+                "NOTIFY {channel}; "
+                "IF first.originator_version > 1 THEN "
+                "RETURN QUERY SELECT NULL::bigint, s.originator_version, s.topic, s.state "
+                "FROM {schema}.{events_table} s WHERE s.originator_id = first.originator_id "
+                "AND s.originator_version >= first.originator_version "
+                "ORDER BY s.originator_version; "
+                "IF FOUND THEN RETURN; END IF; "
+                "END IF; "
+                "RETURN QUERY INSERT INTO {schema}.{events_table} AS t "
+                "(originator_id, originator_version, topic, state) "
+                "SELECT e.originator_id, e.originator_version, e.topic, e.state "
+                "FROM unnest(events) e "
+                "RETURNING t.notification_id, NULL::bigint, NULL::text, NULL::bytea; "
+                "IF request_key IS NOT NULL THEN "
+                "INSERT INTO {schema}.{keys_table} ({key_columns}) "
+                "VALUES (first.originator_id, request_key, first_version, last_version, "
+                "covers, answer); "
+                "END IF; "
+                "END $body$"
+            ).format(**names)
+        )
+        self.command_statement = _rendered(
+            SQL(
+                "SELECT * FROM {schema}.{function}(%s, %s::{schema}.{event}[], %s, %s, %s, %s, %s)"
+            ).format(**names)
+        )
 
     def _render_statements(self) -> None:
-        """Render the library's statements of every command once, into plain SQL: psycopg
-        renders a composed statement again on each execute (each identifier escaped anew),
-        several times a command; plain SQL it only encodes."""
-        self.insert_events_statement = Composed([_rendered(self.insert_events_statement)])
-        self.lock_table_statements = [
-            _rendered(s) if isinstance(s, Composable) else s for s in self.lock_table_statements
-        ]
-        self.notify_statement = _rendered(SQL("NOTIFY {0}").format(Identifier(self.channel_name)))
+        """The select of events, rendered into plain SQL once for each shape it takes
+        (`_select_events_statement`): psycopg renders a composed statement again on each
+        execute (each identifier escaped anew); plain SQL it only encodes."""
         self.select_events_statements: dict[tuple[bool, bool, bool, bool], SQL] = {}
-
-    def _notify_channel(self, curs: Any) -> None:
-        curs.execute(self.notify_statement)
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def select_events(
@@ -169,76 +218,46 @@ class PostgresRecorder(PostgresApplicationRecorder):
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(
-        self, stored_events: Sequence[StoredEvent], **kwargs: Any
-    ) -> Sequence[int] | None:
-        """The library's insert (the table's lock, its NOTIFY and the insert in one pipeline,
-        then the request key, sent to travel with the commit), with one statement more for
-        events that follow others of their aggregate (a command's): the aggregate's events from
-        their first version on, read after the lock. Another writer stored there first exactly
-        when it returns any, and the insert then fails: Overtaken carries them."""
-        if not stored_events:
-            return None
-        first = stored_events[0]
-        follows_others = first.originator_version > 1
-        error: Exception | None = None
-        stored: list[StoredEvent] = []
-        with self.datastore.get_connection() as conn:
-            with (
-                conn.pipeline() as pipeline,
-                conn.transaction(),
-                conn.cursor() as curs,
-                conn.cursor() as later,
-            ):
-                try:
-                    self._lock_table(curs)
-                    self._notify_channel(curs)
-                    if follows_others:
-                        later.execute(
-                            self._select_events_statement(gt=True),
-                            (first.originator_id, first.originator_version - 1),
-                            prepare=True,
-                        )
-                    super(PostgresApplicationRecorder, self)._insert_stored_events(
-                        curs, stored_events
-                    )
-                    # Synced now, so that a version stored first fails here, as itself.
-                    pipeline.sync()
-                    return self._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
-                except Exception as failed:  # re-raised once out of the pipeline
-                    error = failed
-                    if follows_others and isinstance(failed, psycopg.IntegrityError):
-                        stored = _stored_events(later)
-            if stored:
-                raise Overtaken(str(error), stored) from error
-            assert error is not None
-            raise error
-
-    def _fetch_ids_after_insert_events(
         self,
-        curs: Any,
         stored_events: Sequence[StoredEvent],
         *,
         request_key: str | None = None,
         request_covers: str | None = None,
         **kwargs: Any,
     ) -> Sequence[int] | None:
-        # Once the events' insert has succeeded (the library syncs the pipeline before fetching
-        # their ids): after the events' table lock, so two attempts with one key queue for it
-        # instead of deadlocking, and after any failure of the events' own insert, which is then
-        # raised as itself. The key's insert is only sent: it travels with the commit, in the
-        # same round trip, and a key used before fails there, raised as IntegrityError by the
-        # library's connection, just as a version used before is. (Sent before the events' sync,
-        # a failure of theirs sometimes surfaced as "pipeline aborted" instead.)
-        notification_ids = super()._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
-        if request_key is not None and stored_events:
+        """The events (and the request key, if any) in one statement, one round trip: the
+        store's command function (`command_function_statement`) takes the table's lock, sends
+        the NOTIFY, and, for events that follow others of their aggregate (a command's), first
+        reads the aggregate's events from their first version on. If there are any, another
+        writer stored there first: nothing is inserted, and Overtaken carries them. A version
+        or key used before fails the insert as the store's IntegrityError."""
+        if not stored_events:
+            return None
+        key: tuple[Any, ...] = (None, None, None, None, None)
+        if request_key is not None:
             game_id, applied = events_request(stored_events, request_covers)
-            with curs.connection.cursor() as key_curs:
-                key_curs.execute(
-                    self.insert_request_key_statement,
-                    key_row(game_id, request_key, applied),
-                    prepare=False,  # a statement prepared in an aborted pipeline is lost
-                )
-        return notification_ids
+            key = key_row(game_id, request_key, applied)[1:]
+        events = [
+            self.construct_pg_stored_event(e.originator_id, e.originator_version, e.topic, e.state)
+            for e in stored_events
+        ]
+        lock_timeout = f"{self.datastore.lock_timeout}s"
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self.command_statement, (lock_timeout, events, *key), prepare=True)
+            rows = curs.fetchall()
+        if rows and rows[0]["notification_id"] is None:
+            first = stored_events[0]
+            raise Overtaken(
+                f"events of {first.originator_id} from version {first.originator_version} on "
+                "were stored first by another writer",
+                [
+                    StoredEvent(
+                        first.originator_id, row["version"], row["topic"], bytes(row["state"])
+                    )
+                    for row in rows
+                ],
+            )
+        return [row["notification_id"] for row in rows]
 
     def applied(self, originator_id: UUID, request_key: str) -> AppliedRequest | None:
         with self.datastore.get_connection() as conn, conn.cursor() as curs:

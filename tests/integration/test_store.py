@@ -23,9 +23,11 @@ import pytest
 from eventsourcing.persistence import Mapper, OperationalError, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from eventsourcing.utils import resolve_topic
+from psycopg import sql
 
 from domain.application import SNAPSHOT_INTERVAL, Bohnanza, Outcome
 from domain.encoding import code_of
+from domain.postgres_keys import PostgresRecorder
 from domain.rules import commands as cmd
 from domain.rules import events as ev
 from domain.rules import fold, legal_commands, resolve_ruleset
@@ -33,6 +35,7 @@ from domain.rules.beans import BASE_BEANS
 from domain.rules.errors import Conflict, NotFound, RuleViolation
 from domain.rules.state import GameState
 from domain.storage import StorageConfigError, default_database_url, persistence_env
+from tests.conftest import PostgresTestDatabase
 
 SEATS = ["Ana", "Ben", "Cleo"]
 MAX_COMMANDS = 5_000
@@ -703,6 +706,24 @@ def test_the_postgresql_recorder_topic_names_the_recorder() -> None:
     from domain.postgres_keys import PostgresRecorder
 
     assert resolve_topic(POSTGRES_DEFAULTS["APPLICATION_RECORDER_TOPIC"]) is PostgresRecorder
+
+
+@pytest.mark.postgres
+def test_a_postgresql_store_made_before_the_command_function_gets_it_when_opened(
+    postgres_database: PostgresTestDatabase,
+) -> None:
+    url = postgres_database.new_store_url()
+    with Bohnanza.from_url(url) as app:
+        game_id = app.start_game(SEATS, seed=5).game_id
+        recorder = app.recorder
+        assert isinstance(recorder, PostgresRecorder)
+        function = sql.Identifier(recorder.datastore.schema, recorder.command_function_name)
+    postgres_database.connection.execute(sql.SQL("DROP FUNCTION {}").format(function))
+
+    with Bohnanza.from_url(url) as app:
+        app.execute(game_id, moves(app.state(game_id))[0])
+
+        assert stored_versions(app, game_id)[-1] == app.game(game_id).version
 
 
 PLAY_AND_PROJECT_ON_SQLITE = """
