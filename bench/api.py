@@ -27,12 +27,17 @@
    (a separate projector follows the store), beside the library's raw append rate: 8 threads
    inserting the same games' pre-built stored events with the library's own recorder
    (`eventsourcing`'s PostgreSQL application recorder, none of this service's), one command's
-   events per `insert_events`. The HTTP clients run three passes: each game's commands on one
-   kept-alive connection (a worker process of the server keeps it, so it stores all of that
-   game's commands), the same with an `Idempotency-Key` on each command, and each seat of a
-   game on a connection of its own, as players at their own devices (a game's commands are then
-   spread over the worker processes, each command mostly finding the game moved on by another). A throw-away database is created and dropped on the server at
-   `--postgres-url` (default `$BOHNANZA_TEST_POSTGRES_URL` or the local server).
+   events per `insert_events` (its default: a pipeline of five statements in a transaction).
+   Printed beside it, not as the baseline: the same with the library's own insert function
+   (`POSTGRES_ENABLE_DB_FUNCTIONS=y`: one statement, as this service's command sends, though
+   without the table's lock). The HTTP clients are libcurl, as in the round trip (httpx took
+   0.6 ms of CPU a request more, on the same two CPUs as the server). They run three passes:
+   each game's commands on one kept-alive connection (a worker process of the server keeps it,
+   so it stores all of that game's commands), the same with an `Idempotency-Key` on each
+   command, and each seat of a game on a connection of its own, as players at their own
+   devices (a game's commands are then spread over the worker processes, each command mostly
+   finding the game moved on by another). A throw-away database is created and dropped on the
+   server at `--postgres-url` (default `$BOHNANZA_TEST_POSTGRES_URL` or the local server).
 
 Timings are medians (these machines are noisy); the sides of the first ratio alternate command by
 command, and the two sides of the second are each run `--repeats` times.
@@ -52,7 +57,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -114,35 +119,27 @@ class BotGame:
 class HttpGame:
     """A game created over HTTP, with its seats' tokens, played command by command."""
 
-    def __init__(
-        self, client: httpx.Client, game: BotGame, seats: list[httpx.Client] | None = None
-    ) -> None:
-        """`seats`: a client (a connection) for each seat, as players at their own devices;
-        else every seat's commands go through `client`."""
-        self.client = client
-        self.seats = seats
+    def __init__(self, client: httpx.Client, game: BotGame) -> None:
         created = client.post("/api/games", json=game.request())
         created.raise_for_status()
         body = created.json()
         self.url = f"/api/games/{body['game_id']}/commands"
         self.tokens = [f"Bearer {seat['token']}" for seat in body["seats"]]
 
-    def play(self, command: Command, key: str | None = None) -> None:
+    def play_with(
+        self,
+        connection: Connection | Sequence[Connection],
+        command: Command,
+        path: str | None = None,
+        key: str | None = None,
+    ) -> None:
+        """The command through a plain keep-alive connection (to `path` if given; with an
+        `Idempotency-Key` if `key`); given a connection for each seat, through the seat's."""
         body = command.to_dict()
         seat = body.pop("seat")
-        headers = {"Authorization": self.tokens[seat]}
-        if key is not None:
-            headers["Idempotency-Key"] = key
-        client = self.seats[seat] if self.seats else self.client
-        answer = client.post(self.url, json=body, headers=headers)
-        if answer.status_code != 200:
-            raise RuntimeError(f"{body} was answered {answer.status_code}: {answer.text}")
-
-    def play_with(self, connection: Connection, command: Command, path: str | None = None) -> None:
-        """The same command through a plain keep-alive connection (to `path` if given)."""
-        body = command.to_dict()
-        seat = body.pop("seat")
-        status, text = connection.post(path or self.url, json.dumps(body), self.tokens[seat])
+        if isinstance(connection, Sequence):
+            connection = connection[seat]
+        status, text = connection.post(path or self.url, json.dumps(body), self.tokens[seat], key)
         if status != 200:
             raise RuntimeError(f"{body} was answered {status}: {text!r}")
 
@@ -152,7 +149,9 @@ class Connection(Protocol):
 
     name: str
 
-    def post(self, path: str, body: str, authorization: str) -> tuple[int, bytes]: ...
+    def post(
+        self, path: str, body: str, authorization: str, key: str | None = None
+    ) -> tuple[int, bytes]: ...
 
     def close(self) -> None: ...
 
@@ -169,13 +168,15 @@ class LibcurlConnection:
         self.curl.setopt(pycurl.POST, 1)
         self.curl.setopt(pycurl.TCP_NODELAY, 1)
 
-    def post(self, path: str, body: str, authorization: str) -> tuple[int, bytes]:
+    def post(
+        self, path: str, body: str, authorization: str, key: str | None = None
+    ) -> tuple[int, bytes]:
         answer = io.BytesIO()
+        headers = [f"Authorization: {authorization}", "Content-Type: application/json"]
+        if key is not None:
+            headers.append(f"Idempotency-Key: {key}")
         self.curl.setopt(pycurl.URL, self.base + path)
-        self.curl.setopt(
-            pycurl.HTTPHEADER,
-            [f"Authorization: {authorization}", "Content-Type: application/json"],
-        )
+        self.curl.setopt(pycurl.HTTPHEADER, headers)
         self.curl.setopt(pycurl.POSTFIELDS, body)
         self.curl.setopt(pycurl.WRITEDATA, answer)
         self.curl.perform()
@@ -194,8 +195,12 @@ class StdlibConnection:
     def __init__(self, base: str) -> None:
         self.connection = http.client.HTTPConnection(*urlsplit(base).netloc.split(":"))
 
-    def post(self, path: str, body: str, authorization: str) -> tuple[int, bytes]:
+    def post(
+        self, path: str, body: str, authorization: str, key: str | None = None
+    ) -> tuple[int, bytes]:
         headers = {"Authorization": authorization, "Content-Type": "application/json"}
+        if key is not None:
+            headers["Idempotency-Key"] = key
         self.connection.request("POST", path, body, headers)
         answer = self.connection.getresponse()
         return answer.status, answer.read()
@@ -448,13 +453,19 @@ def command_batches(game: BotGame, commands: int) -> list[list[StoredEvent]]:
     ]
 
 
-def library_application(database_url: str) -> Application[uuid.UUID]:
+def library_application(database_url: str, *, functions: bool = False) -> Application[uuid.UUID]:
     """The library's own application on the store at `database_url`, with the library's own
     recorder (none of this service's: no request keys, no statements of its own) and a
-    connection for each client."""
+    connection for each client; `functions`: inserting through the library's own function."""
     env = persistence_env(database_url)
     del env["APPLICATION_RECORDER_TOPIC"]
-    return Application(env={**env, "POSTGRES_POOL_SIZE": str(CLIENTS)})
+    return Application(
+        env={
+            **env,
+            "POSTGRES_POOL_SIZE": str(CLIENTS),
+            "POSTGRES_ENABLE_DB_FUNCTIONS": "y" if functions else "n",
+        }
+    )
 
 
 def raw_appends(
@@ -476,21 +487,24 @@ def raw_appends(
 
 def http_client_work(
     base: str, game: BotGame, commands: int, *, keyed: bool = False, by_seat: bool = False
-) -> tuple[Callable[[], None], list[httpx.Client]]:
-    """One client's commands over HTTP, each with an `Idempotency-Key` of its own if `keyed`
-    (as a client that retries safely sends them); `by_seat`: each seat's commands on a
-    connection of its own (as players at their own devices), which the server's processes
-    accept as they come, so that a game's commands are spread over them."""
-    client = httpx.Client(base_url=base, timeout=60.0)
-    seats = [httpx.Client(base_url=base, timeout=60.0) for _ in range(PLAYERS)] if by_seat else []
-    remote = HttpGame(client, game, seats)
+) -> tuple[Callable[[], None], list[Connection]]:
+    """One client's commands over HTTP on a libcurl connection (its own work is C, as in the
+    round trip: the CPU the client takes from the machine's two is not the server's to use),
+    each with an `Idempotency-Key` of its own if `keyed` (as a client that retries safely
+    sends them); `by_seat`: each seat's commands on a connection of its own (as players at
+    their own devices), which the server's processes accept as they come, so that a game's
+    commands are spread over them. The game is created beforehand."""
+    with httpx.Client(base_url=base, timeout=60.0) as client:
+        remote = HttpGame(client, game)
+    connections = [LibcurlConnection(base) for _ in range(PLAYERS if by_seat else 1)]
+    connection = connections if by_seat else connections[0]
     prefix = secrets.token_hex(8)
 
     def play() -> None:
         for number, command in enumerate(game.commands[:commands]):
-            remote.play(command, f"{prefix}-{number}" if keyed else None)
+            remote.play_with(connection, command, key=f"{prefix}-{number}" if keyed else None)
 
-    return play, [client, *seats]
+    return play, connections
 
 
 @dataclass
@@ -533,21 +547,30 @@ class CpuUse:
 def throughput(server_url: str, games: list[BotGame], commands: int, repeats: int) -> None:
     batches = [command_batches(game, commands) for game in games]
     appended = sum(len(b) for b in batches)
-    rates: dict[str, list[float]] = {"raw": [], "http": [], "keyed": [], "by_seat": []}
+    rates: dict[str, list[float]] = {
+        "raw": [],
+        "raw_function": [],
+        "http": [],
+        "keyed": [],
+        "by_seat": [],
+    }
     cpu = {name: CpuUse() for name in rates}
     with postgres_database(server_url) as database:
         raw_url = new_schema(database, "raw")
+        raw_function_url = new_schema(database, "raw_function")
         with (
             gunicorn(
                 new_schema(database, "api"), "--threads", "4", workers=4, inline_projections=False
             ) as base,
             library_application(raw_url) as raw,
+            library_application(raw_function_url, functions=True) as raw_function,
         ):
             bind = urlsplit(base).netloc
             for _ in range(repeats):
-                work = [raw_appends(raw, game_batches) for game_batches in batches]
-                wall = cpu["raw"].measured(lambda work=work: concurrently(work), appended, bind)
-                rates["raw"].append(appended / wall)
+                for name, library in (("raw", raw), ("raw_function", raw_function)):
+                    work = [raw_appends(library, game_batches) for game_batches in batches]
+                    wall = cpu[name].measured(lambda w=work: concurrently(w), appended, bind)
+                    rates[name].append(appended / wall)
                 for name in ("http", "keyed", "by_seat"):
                     clients = [
                         http_client_work(
@@ -567,7 +590,7 @@ def throughput(server_url: str, games: list[BotGame], commands: int, repeats: in
                     for _, connections in clients:
                         for client in connections:
                             client.close()
-    raw_rate, http_rate, keyed_rate, by_seat_rate = (
+    raw_rate, raw_function_rate, http_rate, keyed_rate, by_seat_rate = (
         statistics.median(rates[name]) for name in rates
     )
     print()
@@ -581,7 +604,14 @@ def throughput(server_url: str, games: list[BotGame], commands: int, repeats: in
     print(
         f"                          {'':>9}              {CLIENTS} threads, one command's events per insert)"
     )
-    print(f"   HTTP to gunicorn       {http_rate:>9,.0f} commands/s  (4 workers × 4 threads)")
+    print(
+        f"   (the same through the library's insert function: {raw_function_rate:,.0f} "
+        f"commands/s, one statement an insert; HTTP's share of it {http_rate / raw_function_rate:.0%})"
+    )
+    print(
+        f"   HTTP to gunicorn       {http_rate:>9,.0f} commands/s  (4 workers × 4 threads, "
+        f"{CLIENTS} libcurl clients)"
+    )
     print(f"   share of the raw rate  {http_rate / raw_rate:>9.0%}   target ≥ 60%")
     print(
         f"   the same, each command with an Idempotency-Key: {keyed_rate:,.0f} commands/s "
@@ -593,6 +623,7 @@ def throughput(server_url: str, games: list[BotGame], commands: int, repeats: in
     )
     print("   CPU a command took, by process (means over the runs; the client is this process):")
     print(f"     raw appends          {cpu['raw'].line(repeats)}")
+    print(f"     raw, function        {cpu['raw_function'].line(repeats)}")
     print(f"     HTTP                 {cpu['http'].line(repeats)}")
     print(f"     HTTP, keyed          {cpu['keyed'].line(repeats)}")
     print(f"     HTTP, by seat        {cpu['by_seat'].line(repeats)}")
