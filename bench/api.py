@@ -27,7 +27,7 @@
    (a separate projector follows the store), beside the library's raw append rate: 8 threads
    inserting the same games' pre-built stored events with the library's own recorder
    (`eventsourcing`'s PostgreSQL application recorder, none of this service's), one command's
-   events per `insert_events` (its default: a pipeline of five statements in a transaction).
+   events per `insert_events` (its default: a pipeline of four statements in a transaction).
    Printed beside it, not as the baseline: the same with the library's own insert function
    (`POSTGRES_ENABLE_DB_FUNCTIONS=y`: one statement, as this service's command sends, though
    without the table's lock). The HTTP clients are libcurl, as in the round trip (httpx took
