@@ -8,8 +8,10 @@ see each other's games. An unreachable server skips those tests locally and fail
 
 The fast subset, `-m "not slow"`, leaves out every PostgreSQL test as well as those marked slow.
 
-Workers: `-n auto` (pyproject.toml) starts one xdist worker per core for a run over directories or
-several files, and none for a single file, which then runs in this process.
+Workers: `-n auto` (pyproject.toml) starts one xdist worker more than the CPUs for the whole
+suite (one per CPU for the fast subset), and none for a single file, which then runs in this
+process. Each worker takes whole files (`--dist loadfile`), in the order
+`pytest_collection_modifyitems` sets (`FilesInOrder`).
 """
 
 from __future__ import annotations
@@ -19,13 +21,16 @@ import os
 import re
 import secrets
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import pytest
 from psycopg import sql
+from xdist.scheduler import LoadFileScheduling
 
 from domain.application import Bohnanza
 from domain.storage import persistence_env
@@ -148,47 +153,86 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return True
 
 
+WAITING = "tests/browser/"
+"""Test files that mostly wait (on Chromium, which renders in processes of its own, and on the
+pages' own timers): about 170 s of wall time for about half that in CPU. They run as one unit on
+one worker, first, while the other worker runs the files that keep a core busy; left to xdist
+they ran last, on both workers at once, and the machine was half idle for two minutes."""
+
 LONGEST_FIRST = (
     "tests/integration/test_projections.py",
-    "tests/browser/test_replay_reading.py",
     "tests/unit/test_bot_games.py",
-    "tests/browser/test_accessibility.py",
-    "tests/docs/test_guides.py",
-    "tests/browser/test_replay.py",
-    "tests/browser/test_recorder.py",
     "tests/unit/test_record.py",
     "tests/unit/test_views.py",
-    "tests/e2e/test_outages.py",
     "tests/integration/test_annotations_forks.py",
     "tests/unit/test_replay_steps.py",
+    "tests/docs/test_guides.py",
+    "tests/e2e/test_outages.py",
+    "tests/unit/test_unknown_hands.py",
+    "tests/api/test_replays.py",
 )
-"""The longest test files (13 to 60 s each on a 2-core machine, 5 Dec 2026), started first,
-longest first: the two workers get whole files (`--dist loadfile`) in collection order, and one
-of these collected last kept a worker busy for half a minute after the other had run out of
-files."""
+"""The longest other test files (13 to 56 s each on a 2-core machine, 5 Dec 2026), started
+next, longest first, so that none of them is left to run alone at the end."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every PostgreSQL test is slow too, so the fast subset (`-m "not slow"`) needs no
     database server (each store-parametrized test still runs on memory and SQLite there). The
-    longest files run first (LONGEST_FIRST), the rest in their order."""
+    files that mostly wait come first (WAITING), then the longest files (LONGEST_FIRST), then
+    the rest, those with the most tests first (as xdist orders files by itself): the workers
+    take whole files in this order (`FilesInOrder`)."""
     for item in items:
         if item.get_closest_marker("postgres") is not None:
             item.add_marker(pytest.mark.slow)
-    rank = {path: place for place, path in enumerate(LONGEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+    rank = {path: place for place, path in enumerate(LONGEST_FIRST, start=1)}
+    tests = Counter(item.nodeid.split("::")[0] for item in items)
+
+    def place(item: pytest.Item) -> tuple[int, int]:
+        path = item.nodeid.split("::")[0]
+        if path.startswith(WAITING):
+            return (0, 0)
+        return (rank.get(path, len(rank) + 1), -tests[path])
+
+    items.sort(key=place)
+
+
+class FilesInOrder(LoadFileScheduling):
+    """xdist's `--dist loadfile`, taking the files in collection order (xdist reorders them by
+    their number of tests unless told not to, which put every browser file last) and the
+    WAITING files as one unit."""
+
+    def __init__(self, config: pytest.Config, log: Any = None) -> None:
+        config.option.loadscopereorder = False
+        super().__init__(config, log)
+
+    def _split_scope(self, nodeid: str) -> str:
+        return WAITING if nodeid.startswith(WAITING) else super()._split_scope(nodeid)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> FilesInOrder | None:
+    """`FilesInOrder` for `--dist loadfile` (pyproject.toml's default), except for the fast
+    subset: it has no WAITING files, and xdist's own order (the files with the most tests
+    first) ran it 3-5 s sooner (49 s against 52-56 s); any other mode as asked."""
+    if config.getvalue("dist") != "loadfile" or config.option.markexpr.strip() == "not slow":
+        return None
+    return FilesInOrder(config, log)
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """No workers for `-n auto` when the run names a single test file (or tests in one): starting
-    workers, each importing the app and collecting the file again, costs more than the file
-    takes. None lets xdist choose (one per core, or PYTEST_XDIST_AUTO_NUM_WORKERS)."""
+    """Workers for `-n auto`: one more than the CPUs for the whole suite, so that two workers
+    keep the CPUs busy while one runs the WAITING files (3 workers on a 2-core machine: 258 s,
+    against 283 s with 2; 5 Dec 2026); one a CPU for the fast subset, which has none of them.
+    No workers when the run names a single test file (or tests in one): starting workers, each
+    importing the app and collecting the file again, costs more than the file takes.
+    PYTEST_XDIST_AUTO_NUM_WORKERS, if set, decides instead."""
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
     paths = {config.invocation_params.dir / arg.split("::")[0] for arg in config.args}
     if len(paths) == 1 and next(iter(paths)).is_file():
         return 0
-    return None
+    if config.option.markexpr.strip() == "not slow":
+        return None
+    return len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else None
 
 
 def _store_url(request: pytest.FixtureRequest, kind: str, directory: Path) -> str:

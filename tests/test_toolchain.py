@@ -12,16 +12,22 @@ import yaml
 from tests.conftest import (
     DATABASE_PREFIX_VARIABLE,
     WHOLLY_SLOW,
+    FilesInOrder,
     database_prefix,
+    pytest_collection_modifyitems,
     pytest_xdist_auto_num_workers,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _config(*args: str) -> SimpleNamespace:
-    """What the workers hook reads of a run: its arguments and where it was started."""
-    return SimpleNamespace(args=list(args), invocation_params=SimpleNamespace(dir=ROOT))
+def _config(*args: str, markexpr: str = "") -> SimpleNamespace:
+    """What the workers hook reads of a run: its arguments, where it was started, its `-m`."""
+    return SimpleNamespace(
+        args=list(args),
+        invocation_params=SimpleNamespace(dir=ROOT),
+        option=SimpleNamespace(markexpr=markexpr),
+    )
 
 
 @pytest.mark.parametrize(
@@ -44,10 +50,46 @@ def test_a_run_of_one_test_file_starts_no_workers(args, monkeypatch):
     [["tests"], ["tests/unit"], ["tests/unit/test_values.py", "tests/unit/test_duel.py"]],
     ids=["the suite", "a folder", "two files"],
 )
-def test_a_run_of_a_folder_or_several_files_leaves_the_workers_to_xdist(args, monkeypatch):
+def test_a_run_of_a_folder_or_several_files_takes_one_worker_more_than_the_cpus(args, monkeypatch):
     monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
 
-    assert pytest_xdist_auto_num_workers(_config(*args)) is None
+    assert pytest_xdist_auto_num_workers(_config(*args)) == len(os.sched_getaffinity(0)) + 1
+
+
+def test_the_fast_subset_leaves_the_workers_to_xdist(monkeypatch):
+    monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
+
+    assert pytest_xdist_auto_num_workers(_config("tests", markexpr="not slow")) is None
+
+
+def test_the_browser_files_run_first_as_one_unit_then_the_longest_files():
+    items = [
+        SimpleNamespace(nodeid=nodeid, get_closest_marker=lambda name: None)
+        for nodeid in (
+            "tests/unit/test_values.py::test_a",
+            "tests/unit/test_bot_games.py::test_b",
+            "tests/browser/test_replay.py::test_c",
+            "tests/integration/test_projections.py::test_d",
+            "tests/browser/test_index.py::test_e",
+        )
+    ]
+    pytest_collection_modifyitems(items)  # type: ignore[arg-type]
+    scheduler = FilesInOrder.__new__(FilesInOrder)
+
+    assert [item.nodeid.split("::")[1] for item in items] == [
+        "test_c",
+        "test_e",
+        "test_d",
+        "test_b",
+        "test_a",
+    ]
+    assert [scheduler._split_scope(item.nodeid) for item in items] == [
+        "tests/browser/",
+        "tests/browser/",
+        "tests/integration/test_projections.py",
+        "tests/unit/test_bot_games.py",
+        "tests/unit/test_values.py",
+    ]
 
 
 def test_a_chosen_number_of_workers_holds_for_one_file_too(monkeypatch):
