@@ -156,8 +156,8 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 WAITING = "tests/browser/"
 """Test files that mostly wait (on Chromium, which renders in processes of its own, and on the
 pages' own timers): about 170 s of wall time for about half that in CPU. They run as one unit on
-one worker, first, while the other worker runs the files that keep a core busy; left to xdist
-they ran last, on both workers at once, and the machine was half idle for two minutes."""
+one worker, first, while the other workers run the files that keep the cores busy; left to
+xdist they ran last, on both workers at once, and the machine was half idle for two minutes."""
 
 LONGEST_FIRST = (
     "tests/integration/test_projections.py",
@@ -211,8 +211,8 @@ class FilesInOrder(LoadFileScheduling):
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> FilesInOrder | None:
     """`FilesInOrder` for `--dist loadfile` (pyproject.toml's default), except for the fast
-    subset: it has no WAITING files, and xdist's own order (the files with the most tests
-    first) ran it 3-5 s sooner (49 s against 52-56 s); any other mode as asked."""
+    subset, which has no WAITING files: it keeps xdist's own order (the files with the most
+    tests first; 52-56 s either way); any other mode as asked."""
     if config.getvalue("dist") != "loadfile" or config.option.markexpr.strip() == "not slow":
         return None
     return FilesInOrder(config, log)
