@@ -457,7 +457,7 @@ class Bohnanza(Application[UUID]):
         seen: list[RecordedFact] = []
         game = project_game(held, later, seen=seen)
         assert isinstance(game, Game)
-        self._hold(game, stored_elsewhere=True)
+        self._hold_read_elsewhere(game)
         self._tell_facts_read(game_id, seen)
         return game
 
@@ -525,7 +525,7 @@ class Bohnanza(Application[UUID]):
                 self._elsewhere.pop(aggregate_id, None)
             return held
         aggregate = projector(held, later)
-        self._hold(aggregate, stored_elsewhere=True)
+        self._hold_read_elsewhere(aggregate)
         return aggregate
 
     def _held(self, aggregate_id: UUID) -> Any | None:
@@ -540,18 +540,17 @@ class Bohnanza(Application[UUID]):
             return None
         return deepcopy(held)
 
-    def _hold(self, aggregate: Aggregate, *, stored_elsewhere: bool) -> None:
-        """Hold (a copy of) `aggregate`, as read from the store just now, which found events
-        another process stored (`stored_elsewhere`). Two threads may hold the same aggregate at
+    def _hold_read_elsewhere(self, aggregate: Aggregate) -> None:
+        """Hold (a copy of) `aggregate`, as read from the store just now, and remember that the
+        read found events another process stored. Two threads may hold the same aggregate at
         once, the older last: that only costs a later read."""
         if self.repository.cache is None:
             return
         self.repository.cache.put(aggregate.id, deepcopy(aggregate))
-        if stored_elsewhere:
-            with self._elsewhere_lock:
-                self._elsewhere[aggregate.id] = None
-                while len(self._elsewhere) > STORED_ELSEWHERE_KEPT:
-                    del self._elsewhere[next(iter(self._elsewhere))]
+        with self._elsewhere_lock:
+            self._elsewhere[aggregate.id] = None
+            while len(self._elsewhere) > STORED_ELSEWHERE_KEPT:
+                del self._elsewhere[next(iter(self._elsewhere))]
 
     def _stored_elsewhere(self, aggregate_id: UUID) -> bool:
         """Whether the last read of the aggregate found events another process had stored."""

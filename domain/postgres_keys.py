@@ -196,9 +196,7 @@ class PostgresRecorder(PostgresApplicationRecorder):
             curs.execute(statement, params, prepare=True)
             return _stored_events(curs)
 
-    def _select_events_statement(
-        self, gt: bool = False, lte: bool = False, desc: bool = False, limit: bool = False
-    ) -> SQL:
+    def _select_events_statement(self, gt: bool, lte: bool, desc: bool, limit: bool) -> SQL:
         """The select of an aggregate's events of this shape (which bounds, which order,
         whether limited), rendered on first use."""
         shape = (gt, lte, desc, limit)
@@ -226,7 +224,7 @@ class PostgresRecorder(PostgresApplicationRecorder):
         **kwargs: Any,
     ) -> Sequence[int] | None:
         """The events (and the request key, if any) in one statement, one round trip: the
-        store's command function (`command_function_statement`) takes the table's lock, sends
+        store's command function (`_command_function`, called by `command_statement`) takes the table's lock, sends
         the NOTIFY, and, for events that follow others of their aggregate (a command's), first
         reads the aggregate's events from their first version on. If there are any, another
         writer stored there first: nothing is inserted, and Overtaken carries them. A version
