@@ -13,7 +13,7 @@ from copy import deepcopy
 from typing import Any
 
 from eventsourcing.persistence import ConnectionUnavailableError, InterfaceError, OperationalError
-from flask import Flask, Response, current_app, jsonify, request
+from flask import Flask, Request, Response, current_app, jsonify, request
 from gunicorn.http.errors import NoMoreData, ParseException
 from sqlalchemy import exc as sql_errors
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
@@ -290,14 +290,16 @@ def refuse_bodies_the_api_cannot_read() -> None:
       apart from a longer one without reading on.
     A request no route takes (404, or 405 for a method its path does not allow) gets that
     answer first: its body is not read."""
-    if request.method not in BODY_METHODS or not request.path.startswith("/api/"):
+    req = the_request()
+    if req.method not in BODY_METHODS or not req.path.startswith("/api/"):
         return
-    if request.routing_exception is not None:
+    if req.routing_exception is not None:
         return
-    length = request.content_length
-    streamed = length is None and "Transfer-Encoding" in request.headers
-    if (length or streamed) and not request.is_json:
-        sent = request.mimetype or request.headers.get("Content-Type", "").strip()[:100]
+    environ = req.environ
+    length = req.content_length
+    streamed = length is None and "HTTP_TRANSFER_ENCODING" in environ
+    if (length or streamed) and not req.is_json:
+        sent = req.mimetype or environ.get("CONTENT_TYPE", "").strip()[:100]
         raise ApiError(
             415,
             "unsupported_media_type",
@@ -306,7 +308,7 @@ def refuse_bodies_the_api_cannot_read() -> None:
         )
     if not (length or streamed):
         return
-    transfer = request.headers.get("Transfer-Encoding", "chunked").replace(" ", "").lower()
+    transfer = environ.get("HTTP_TRANSFER_ENCODING", "chunked").replace(" ", "").lower()
     if transfer not in ("chunked", "identity"):
         raise ApiError(
             501,
@@ -314,11 +316,11 @@ def refuse_bodies_the_api_cannot_read() -> None:
             f"Transfer-Encoding {transfer[:40]!r} is not supported: send the body as it is, "
             "with a Content-Length or chunked.",
         )
-    view = current_app.view_functions.get(request.endpoint or "")
+    view = current_app.view_functions.get(req.endpoint or "")
     large = getattr(view, "takes_records", False)
     if large:
-        request.max_content_length = RECORD_BYTES
-    coding = request.headers.get("Content-Encoding", "identity").strip().lower()
+        req.max_content_length = RECORD_BYTES
+    coding = environ.get("HTTP_CONTENT_ENCODING", "identity").strip().lower()
     if coding != "identity" and not (large and coding == "gzip"):
         raise ApiError(
             415,
@@ -326,16 +328,22 @@ def refuse_bodies_the_api_cannot_read() -> None:
             f"The request body must be sent uncompressed{' or gzipped' if large else ''} "
             f"(Content-Encoding {coding[:40]!r} was sent).",
         )
-    limit = request.max_content_length
+    limit = req.max_content_length
     if streamed and limit is not None:
-        bound_chunks(request.environ.get("wsgi.input"), limit)
+        bound_chunks(environ.get("wsgi.input"), limit)
     body = _whole_body()
     if length is not None and len(body) < length:  # the client closed its side early
         raise _unreadable_body(None)
     if streamed and limit is not None and len(body) >= limit:
         raise RequestEntityTooLarge()
     if coding == "gzip":
-        request._cached_data = gunzipped(body, RECORD_BYTES)  # what the view reads
+        req._cached_data = gunzipped(body, RECORD_BYTES)  # what the view reads
+
+
+def the_request() -> Request:
+    """The request being answered, looked up once (each use of Flask's `request` looks it up
+    again): for the code every request runs."""
+    return request._get_current_object()  # type: ignore[attr-defined]
 
 
 def takes_records(view: Any) -> Any:

@@ -99,8 +99,11 @@ class GameViews:
 
     def _entry(self, game_id: UUID) -> _Game:
         with self._lock:
-            entry = self._games.pop(game_id, None) or _Game()
-            self._games[game_id] = entry
+            entry = self._games.get(game_id)
+            if entry is not None:
+                self._games.move_to_end(game_id)
+                return entry
+            entry = self._games[game_id] = _Game()
             while len(self._games) > self.size:
                 self._games.popitem(last=False)
             return entry
@@ -140,11 +143,15 @@ class GameViews:
     def started(self, game_id: UUID) -> ev.GameStarted:
         """The game's first fact (NotFound for an unknown game): it never changes, so the store
         is asked only for a game this process has not seen yet."""
-        entry = self._entry(game_id)
-        with locked(entry.lock):
-            if not entry.facts:
-                self._refresh(game_id, entry)
-            first = entry.facts[0].fact
+        held = self._games.get(game_id)  # without the locks: a held game's first fact is fixed
+        if held is not None and held.facts:
+            first = held.facts[0].fact
+        else:
+            entry = self._entry(game_id)
+            with locked(entry.lock):
+                if not entry.facts:
+                    self._refresh(game_id, entry)
+                first = entry.facts[0].fact
         assert isinstance(first, ev.GameStarted)
         return first
 

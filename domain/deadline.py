@@ -133,18 +133,31 @@ def bounded_wait(timeout: float) -> float:
     return timeout if left is None else max(PAST, min(timeout, left))
 
 
-@contextmanager
-def locked(lock: threading.Lock) -> Iterator[None]:
+def locked(lock: threading.Lock) -> _Locked:
     """Hold `lock` for the block, waiting for it no longer than the deadline leaves (DeadlinePassed
     then): a lock held by a thread whose database work hangs must not hold every request that
     needs it past its deadline."""
-    left = remaining()
-    if not lock.acquire(timeout=-1 if left is None else max(PAST, left)):
-        raise DeadlinePassed("the database work this request waits for did not end in time")
-    try:
-        yield
-    finally:
-        lock.release()
+    return _Locked(lock)
+
+
+class _Locked:
+    """`locked`'s block: a class rather than a generator, for it runs several times a request."""
+
+    __slots__ = ("lock",)
+
+    def __init__(self, lock: threading.Lock) -> None:
+        self.lock = lock
+
+    def __enter__(self) -> None:
+        lock = self.lock
+        if lock.acquire(blocking=False):  # free: no deadline to look up
+            return
+        left = remaining()
+        if not lock.acquire(timeout=-1 if left is None else max(PAST, left)):
+            raise DeadlinePassed("the database work this request waits for did not end in time")
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.lock.release()
 
 
 QUERY_FLOOR = 5.0

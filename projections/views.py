@@ -40,7 +40,6 @@ from domain.rules.state import (
     UNKNOWN,
     GameState,
     Offer,
-    Player,
     Result,
     is_hidden,
     note_of,
@@ -277,9 +276,7 @@ def render(view: GameState, viewer: Viewer) -> dict[str, Any]:
         "active_seat": view.active,
         "start_seat": view.start_seat,
         "planted_this_turn": view.planted,
-        "seats": [
-            _render_seat(view, seat, player, viewer) for seat, player in enumerate(view.players)
-        ],
+        "seats": _render_seats(view, viewer),
         "draw_pile": {"size": len(view.draw_pile)},
         "discard_pile": {
             "size": len(view.discard_pile),
@@ -358,44 +355,46 @@ def render_legal(legal: Legal) -> dict[str, Any]:
     }
 
 
+def _render_seats(view: GameState, viewer: Viewer) -> list[dict[str, Any]]:
+    """Each seat's public zones, and its hand and coins as far as the viewer may see them."""
+    everything = sees_everything(viewer, view.mode)
+    coins_shown = view.ruleset.coin_counts_visible or view.is_over or everything
+    unknown = view.hands_unknown
+    seats = []
+    for seat, player in enumerate(view.players):
+        own = viewer.seat == seat
+        document = {
+            "seat": seat,
+            "name": player.name,
+            "hand": _render_hand(player.hand, unknown, own, own or everything),
+            "hand_size": len(player.hand),
+            "fields": [{"bean": field.bean, "count": field.count} for field in player.fields],
+            "trade_area": list(player.trade_area),
+            "coins": len(player.coins) if coins_shown or own else None,
+            "bought_third_field": player.bought_field,
+        }
+        if unknown:
+            document["hand_piles"] = [pile_of(card) for card in player.hand]
+        seats.append(document)
+    return seats
+
+
 def _render_hand(
-    view: GameState, seat: int, player: Player, viewer: Viewer
+    hand: tuple[str, ...], unknown: bool, own: bool, sees: bool
 ) -> list[str | None] | None:
-    """The hand as the viewer may see it, front first, or None. In a game with unknown hands a
-    seat sees its own hand with null for each card it has not noted; anyone sees a hand whose
-    every card the table has seen (shown at the end)."""
-    hand = player.hand
-    if view.hands_unknown:
-        if viewer.seat == seat:
+    """A hand as the viewer may see it, front first, or None (`own`: the viewer's own hand;
+    `sees`: the viewer may see this hand). In a game with unknown hands a seat sees its own hand
+    with null for each card it has not noted; anyone sees a hand whose every card the table has
+    seen (shown at the end)."""
+    if unknown:
+        if own:
             return [note_of(card) if is_hidden(card) else card for card in hand]
-        return None if any(is_hidden(card) for card in hand) else list(hand)
+        return None if any(map(is_hidden, hand)) else list(hand)
     # An empty hand holds no UNKNOWN card to tell, so the viewer's rights decide too: a hand
     # the viewer may not see is null, empty or not (its size is public anyway).
-    if UNKNOWN in hand or not _sees_hand(viewer, view.mode, seat):
+    if not sees or UNKNOWN in hand:
         return None
     return list(hand)
-
-
-def _render_seat(view: GameState, seat: int, player: Player, viewer: Viewer) -> dict[str, Any]:
-    coins_shown = (
-        view.ruleset.coin_counts_visible
-        or view.is_over
-        or viewer.seat == seat
-        or sees_everything(viewer, view.mode)
-    )
-    document = {
-        "seat": seat,
-        "name": player.name,
-        "hand": _render_hand(view, seat, player, viewer),
-        "hand_size": len(player.hand),
-        "fields": [{"bean": field.bean, "count": field.count} for field in player.fields],
-        "trade_area": list(player.trade_area),
-        "coins": len(player.coins) if coins_shown else None,
-        "bought_third_field": player.bought_field,
-    }
-    if view.hands_unknown:
-        document["hand_piles"] = [pile_of(card) for card in player.hand]
-    return document
 
 
 def _render_offer(offer: Offer) -> dict[str, Any]:
