@@ -49,6 +49,7 @@ from .errors import (
     error_response,
     forbidden,
     query_error,
+    the_request,
     unauthorized,
 )
 from .openapi import game_links
@@ -98,7 +99,7 @@ def caller_for(game_id: UUID) -> Caller | None:
 
 
 def _resolve_caller(game_id: UUID) -> Caller | None:
-    header = request.headers.get("Authorization")
+    header = the_request().environ.get("HTTP_AUTHORIZATION")
     if header is None:
         return None
     match = BEARER.match(header.strip())
@@ -446,7 +447,7 @@ def legal_commands(game_id: UUID) -> dict[str, Any]:
 
 
 def _expected_version(body: dict[str, Any]) -> int | None:
-    header = request.headers.get("If-Match")
+    header = the_request().environ.get("HTTP_IF_MATCH")
     from_body = body.pop("expected_version", None)
     if header is None or header.strip() == "*":  # "*": any current version will do
         return from_body
@@ -573,7 +574,7 @@ def _answer_of_used_key(service: Services, caller: Caller, covers: str, used: Ke
 
 def idempotency_key() -> str | None:
     """The request's Idempotency-Key, None without one; 400 for one that is no key."""
-    key = request.headers.get("Idempotency-Key")
+    key = the_request().environ.get("HTTP_IDEMPOTENCY_KEY")
     if key is not None and not IDEMPOTENCY_KEY.match(key):
         raise bad_header(
             "Idempotency-Key",
@@ -676,13 +677,14 @@ def _execute(
         raise ApiError(
             412, "precondition_failed", str(conflict), current_version=conflict.current_version
         ) from None
-    service.views.record(game_id, outcome)
+    recorded = outcome.recorded()
+    service.views.record(game_id, recorded)
     service.after_write()
     _nudge_followers_after_answer(service, game_id)
     viewer = _commanding_viewer(caller)
     at = service.views.view_at(game_id, viewer, outcome.version)
     view = _view_document(at, viewer, outcome.version)
-    return _command_answer(game_id, started, outcome.position, outcome.recorded(), viewer, view)
+    return _command_answer(game_id, started, outcome.position, recorded, viewer, view)
 
 
 def _nudge_followers_after_answer(service: Services, game_id: UUID) -> None:

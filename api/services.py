@@ -16,7 +16,7 @@ from datetime import timedelta
 from functools import partial
 from uuid import UUID
 
-from domain.application import Bohnanza, Outcome, RecordedFact
+from domain.application import Bohnanza, RecordedFact
 from domain.deadline import deadline, locked
 from domain.rules import events as ev
 from domain.rules.errata import Corrected, corrected, effective
@@ -199,10 +199,10 @@ class GameViews:
         entry.views[viewer] = (count, fold)
         return fold.state
 
-    def record(self, game_id: UUID, outcome: Outcome) -> None:
-        """Add the facts a command just stored, sparing a trip to the store, if this process
-        held every earlier fact (otherwise the next read fetches them all)."""
-        recorded = outcome.recorded()
+    def record(self, game_id: UUID, recorded: list[RecordedFact]) -> None:
+        """Add the facts a command just stored (`Outcome.recorded`), sparing a trip to the
+        store, if this process held every earlier fact (otherwise the next read fetches them
+        all)."""
         entry = self._entry(game_id)
         with locked(entry.lock):
             self._take(game_id, entry, recorded)

@@ -131,8 +131,17 @@ def redact(fact: ev.Event, viewer: Viewer, mode: str) -> ev.Event:
             return ev.CardsDealt(hands)
         case ev.CardDrawn() if viewer.seat != fact.seat:
             return ev.CardDrawn(fact.seat, UNKNOWN)
-        case ev.TradeOffered() if viewer.seat != fact.proposer:
-            return dataclasses.replace(fact, hand=[])
+        case ev.TradeOffered() if viewer.seat != fact.proposer:  # the offer without its hand
+            return ev.TradeOffered(
+                fact.offer,
+                fact.proposer,
+                fact.to,
+                [],
+                fact.revealed,
+                fact.trade_area,
+                fact.cards,
+                fact.wants,
+            )
         case ev.DiscardsReshuffled():
             return ev.DiscardsReshuffled([UNKNOWN] * fact.size, fact.size)
     return fact

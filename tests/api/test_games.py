@@ -385,7 +385,7 @@ def test_a_command_s_answer_shows_the_game_as_it_left_it_though_another_came_rig
 
     def another_command_lands_first() -> None:
         service.after_write = after_write
-        service.views.record(game_id, service.app.execute(game_id, Plant(0, 0)))
+        service.views.record(game_id, service.app.execute(game_id, Plant(0, 0)).recorded())
 
     service.after_write = another_command_lands_first
     response = command(client, game, game.seat(0), type="plant", field=1)

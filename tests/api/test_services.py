@@ -66,7 +66,7 @@ def test_facts_another_process_stored_are_taken_from_the_load_of_the_game_not_re
         )
 
         outcome = here.execute(started.game_id, Plant(first.start_seat, 1))
-        views.record(started.game_id, outcome)
+        views.record(started.game_id, outcome.recorded())
         held = views.facts_until(started.game_id, outcome.version)
 
         assert reads == []
