@@ -176,13 +176,30 @@ class _Draft:
     def __init__(self, state: GameState) -> None:
         self.base = state
         self.zones: dict[str, list[Any]] = {}
-        self.frozen: dict[str, tuple[Any, ...]] = {name: getattr(state, name) for name in _ZONES}
+        # Written out rather than looped over _ZONES and _SCALARS: every fold starts here.
+        self.frozen: dict[str, tuple[Any, ...]] = {
+            "draw_pile": state.draw_pile,
+            "discard_pile": state.discard_pile,
+            "removed": state.removed,
+            "revealed": state.revealed,
+            "duel_offer": state.duel_offer,
+            "offers": state.offers,
+            "pools": state.pools,
+        }
         """Each zone as of the last freeze."""
         self.dirty: set[str] = set()
         self.seats: dict[int, _Seat] = {}
         self.dirty_seats: set[int] = set()
-        for name in _SCALARS:
-            setattr(self, name, getattr(state, name))
+        self.next_offer = state.next_offer
+        self.exhaustions = state.exhaustions
+        self.reshuffles = state.reshuffles
+        self.end_triggered = state.end_triggered
+        self.phase = state.phase
+        self.active = state.active
+        self.turn = state.turn
+        self.planted = state.planted
+        self.hand_discarded = state.hand_discarded
+        self.result = state.result
 
     def seat(self, index: int) -> _Seat:
         self.dirty_seats.add(index)
