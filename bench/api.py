@@ -21,7 +21,8 @@
    the scheduler places them, which on a 2-core machine often puts the server on the core the
    client has just used, so each fills the other's caches; (b) where the machine allows (Linux, 2
    CPUs or more), the client and its direct commands on one CPU and the server on another, as
-   when they run on different machines.
+   when they run on different machines. Last, (c) the same requests in one process: the app's
+   WSGI function called directly, no gunicorn and no sockets (far less noisy; see `in_process`).
 2. Throughput on PostgreSQL: commands/s from 8 concurrent HTTP clients, each replaying its own
    game, against gunicorn with several workers configured as docker-compose.yml runs the API
    (a separate projector follows the store), beside the library's raw append rate: 8 threads
@@ -71,6 +72,7 @@ from eventsourcing.application import Application
 from eventsourcing.persistence import StoredEvent
 from flask import Flask, Response, jsonify, request
 from psycopg import sql
+from werkzeug.test import EnvironBuilder
 
 from api.app import create_app
 from bench.support import cpu_seconds, own_cpu_seconds
@@ -219,11 +221,11 @@ CONNECTIONS: tuple[Callable[[str], Connection], ...] = (LibcurlConnection, Stdli
 FLOOR_PATH = "/bench/floor"
 
 
-def app_with_floor() -> Flask:
+def app_with_floor(config: dict[str, object] | None = None) -> Flask:
     """The service's app (`create_app()`, as gunicorn serves it) with one empty route added,
     `POST /bench/floor`: it reads the JSON body and answers a constant. What it costs over HTTP is
     what gunicorn, Flask, loopback and the client cost any endpoint before its own work."""
-    app = create_app()
+    app = create_app(config)
 
     @app.post(FLOOR_PATH)
     def floor() -> Response:
@@ -395,6 +397,76 @@ def _alternate(
         app.execute(local, command)
         times.http.append(middle - start)
         times.direct.append(time.perf_counter() - middle)
+    return times
+
+
+def in_process(games: list[BotGame]) -> None:
+    """c) The command route's own work in one process, no gunicorn and no sockets: the app's WSGI
+    function called with each request's environ built beforehand, alternating with the command
+    directly on a store of its own; then the same requests to the empty route. Far less noisy than
+    over HTTP, so the figure to compare when a change touches the request's Python (it leaves out
+    what only a server between requests pays: caches cooled by gunicorn's own work)."""
+    passes: list[tuple[Pass, Pass]] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        # No read models kept in the process: their catch-up runs in a thread of its own, off
+        # the request's path, and would only add noise here.
+        app = app_with_floor(
+            {"DATABASE_URL": f"sqlite:///{tmp}/served.sqlite3", "INLINE_PROJECTIONS": False}
+        )
+        try:
+            with Bohnanza.from_url(f"sqlite:///{tmp}/direct.sqlite3") as direct:
+                for number, game in enumerate((games[0], *games)):
+                    command = _in_process_pass(app, direct, game)
+                    floor = _in_process_pass(app, direct, game, FLOOR_PATH)
+                    if number > 0:  # the first game only warms both sides up
+                        passes.append((command, floor))
+        finally:
+            app.extensions["bohnanza"].close()
+    print(
+        f"   c) in one process, the app's WSGI function called directly ({len(passes)} games,"
+        " the same commands)"
+    )
+    direct_ms, request_ms = _report([command for command, _ in passes], "WSGI, the command")
+    _, floor_ms = _report([floor for _, floor in passes], "WSGI, empty route")
+    print(
+        f"   so a request = the command ({direct_ms:.3f}) + the empty route ({floor_ms:.3f}) + the"
+        f" command's own work ({request_ms - direct_ms - floor_ms:.3f} ms)"
+    )
+
+
+def _in_process_pass(app: Flask, direct: Bohnanza, game: BotGame, path: str | None = None) -> Pass:
+    """The game's commands as requests to the app's WSGI function (to `path` if given), each
+    followed by the command directly on a new copy of the game (`Pass.http`: the requests)."""
+    created = app.test_client().post("/api/games", json=game.request()).get_json()
+    url = path or f"/api/games/{created['game_id']}/commands"
+    tokens = [f"Bearer {seat['token']}" for seat in created["seats"]]
+    local = game.start(direct)
+    times = Pass([], [])
+    answered: list[str] = []
+
+    def start_response(status: str, headers: object, exc_info: object = None) -> None:
+        answered.append(status)
+
+    for command in game.commands:
+        body = command.to_dict()
+        seat = body.pop("seat")
+        environ = EnvironBuilder(
+            path=url,
+            method="POST",
+            data=json.dumps(body),
+            content_type="application/json",
+            headers={"Authorization": tokens[seat]},
+        ).get_environ()
+        start = time.perf_counter()
+        answer = app(environ, start_response)
+        b"".join(answer)
+        answer.close()  # type: ignore[attr-defined]  # werkzeug's answers can be closed
+        middle = time.perf_counter()
+        direct.execute(local, command)
+        times.http.append(middle - start)
+        times.direct.append(time.perf_counter() - middle)
+        if not answered[-1].startswith("200"):
+            raise RuntimeError(f"{body} was answered {answered[-1]}")
     return times
 
 
@@ -647,6 +719,7 @@ def main() -> None:
     print()
     if args.only != "throughput":
         round_trip(games[0], args.repeats)
+        in_process(games[: args.repeats])
     if args.only == "round-trip":
         return
     try:
