@@ -689,7 +689,10 @@ def _execute(
 
 def _nudge_followers_after_answer(service: Services, game_id: UUID) -> None:
     """Once the answer has gone out, tell the game's live followers (api/live_hub.py) that it
-    moved on: the command's caller, who waits for that answer, comes first."""
+    moved on: the command's caller, who waits for that answer, comes first. (Nothing to do when
+    no stream of this process follows the game.)"""
+    if not service.live.follows(game_id):
+        return
 
     @after_this_request
     def nudge(response: Response) -> Response:

@@ -357,6 +357,11 @@ class LiveHub:
             self.nudge(game_id)  # the client has seen more than this channel: bring it on
         return stream
 
+    def follows(self, game_id: UUID) -> bool:
+        """Whether a stream of this process follows the game. A stream that starts later reads
+        the game as stored then: what was stored before it needs no nudge for it."""
+        return game_id in self._games
+
     def nudge(self, game_id: UUID) -> None:
         """The game may have moved on (a command of this process was answered)."""
         if game_id not in self._games:

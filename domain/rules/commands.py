@@ -8,7 +8,7 @@ messages for people count fields from 1.
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, Field, dataclass, fields
 from functools import cache
 from typing import Any, ClassVar
 
@@ -42,6 +42,12 @@ def _field_names(cls: type[Command]) -> tuple[str, ...]:
     """A command class's field names, in order (`dataclasses.fields` is slow to ask each time:
     every legal command in every view is turned into a dict)."""
     return tuple(field.name for field in fields(cls))
+
+
+@cache
+def _fields_by_name(cls: type[Command]) -> dict[str, Field[Any]]:
+    """A command class's fields by name, in order (asked for every command parsed)."""
+    return {field.name: field for field in fields(cls)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,8 +387,8 @@ def parse_command(data: Any) -> Command:
         raise MalformedCommand(
             f"unknown command type {kind!r}; types are {', '.join(COMMAND_TYPES)}"
         )
-    names = {field.name: field for field in fields(cls)}
-    unknown = sorted(set(data) - set(names) - {"type"})
+    names = _fields_by_name(cls)  # type: ignore[arg-type]  # hashable (python/mypy#20409)
+    unknown = sorted(data.keys() - names.keys() - {"type"})
     if unknown:
         raise MalformedCommand(f"{kind} has no field {unknown[0]!r}; fields: {', '.join(names)}")
     values: dict[str, Any] = {}
