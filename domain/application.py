@@ -22,7 +22,12 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application, project_aggregate
+from eventsourcing.application import (
+    AggregateNotFoundError,
+    Application,
+    ProcessingEvent,
+    project_aggregate,
+)
 from eventsourcing.domain import Aggregate, OriginatorVersionError
 from eventsourcing.persistence import (
     IntegrityError,
@@ -30,6 +35,7 @@ from eventsourcing.persistence import (
     Mapper,
     Notification,
     PersistenceError,
+    Recording,
     Transcoding,
 )
 from eventsourcing.utils import Environment
@@ -202,6 +208,24 @@ def _outcome(game: Game, facts: list[ev.Event], recordings: Sequence[Any]) -> Ou
     return Outcome(game.id, game.version, facts, last.notification.id, last.domain_event.timestamp)
 
 
+class _Collected(ProcessingEvent[UUID]):
+    """A save's new events. The library asks each object saved whether it is a domain event or
+    collects events (`isinstance` against two runtime-checkable Protocols), and on Python 3.11
+    such a check walks the protocol's classes every time: about a tenth of a command's CPU
+    (thread CPU a command on SQLite, five games, four runs each way: 249-267 µs with the checks,
+    223-230 without). An aggregate is neither question's doubt; anything else saved goes the
+    library's way."""
+
+    def collect_events(self, *objs: Any, **kwargs: Any) -> None:
+        if not all(isinstance(obj, Aggregate) for obj in objs):
+            super().collect_events(*objs, **kwargs)
+            return
+        for aggregate in objs:
+            self.events.extend(aggregate.collect_events())
+            self.aggregates[aggregate.id] = aggregate
+        self.saved_kwargs.update(kwargs)
+
+
 class Bohnanza(Application[UUID]):
     """Bohnanza games as event-sourced aggregates."""
 
@@ -338,6 +362,17 @@ class Bohnanza(Application[UUID]):
         if latest:
             self._snapshot(game.id, latest - 1, latest)
         return Outcome(game.id, game.version, list(facts), recordings[-1].notification.id)
+
+    def save(self, *objs: Any, **kwargs: Any) -> list[Recording[UUID]]:
+        """The library's `Application.save` (eventsourcing 9.5, the same steps), its events
+        collected by `_Collected`, which spares aggregates the library's runtime Protocol checks."""
+        processing_event = _Collected()
+        processing_event.collect_events(*objs, **kwargs)
+        recordings = self._record(processing_event)
+        self._take_snapshots(processing_event)
+        self._notify(recordings)
+        self.notify(processing_event.events)  # deprecated in the library, which still calls it
+        return recordings
 
     def save_new(
         self, game: Aggregate, *beside: Aggregate, request_key: str | None = None

@@ -20,12 +20,15 @@ from typing import Any
 from uuid import UUID, uuid4
 
 import pytest
+from eventsourcing.application import ProcessingEvent
 from eventsourcing.persistence import Mapper, OperationalError, StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from eventsourcing.utils import resolve_topic
 from psycopg import sql
 
-from domain.application import SNAPSHOT_INTERVAL, Bohnanza, Outcome
+from domain.aggregate import Game
+from domain.application import SNAPSHOT_INTERVAL, Bohnanza, Outcome, _Collected
+from domain.bots import simulate
 from domain.encoding import code_of
 from domain.postgres_keys import PostgresRecorder
 from domain.rules import commands as cmd
@@ -806,3 +809,34 @@ def test_the_process_environment_cannot_redirect_the_store(
     app = Bohnanza.from_url(f"sqlite:///{tmp_path}/env.sqlite3")
 
     assert isinstance(app.recorder, SQLiteApplicationRecorder)
+
+
+def _game_of_six_facts(game_id: UUID) -> Game:
+    facts = simulate("rio-grande", 3, bot="greedy", seed=4)[:6]
+    assert isinstance(facts[0], ev.GameStarted)
+    game = Game.start(facts[0], game_id=game_id)
+    game.record(facts[1:])
+    return game
+
+
+def test_a_save_collects_a_game_s_events_as_the_library_s_processing_event_does() -> None:
+    game_id = uuid4()
+    ours, library = _Collected(), ProcessingEvent[UUID]()
+    ours.collect_events(_game_of_six_facts(game_id), request_key="k")
+    library.collect_events(_game_of_six_facts(game_id), request_key="k")
+
+    def collected(event: Any) -> tuple[Any, ...]:
+        return type(event), event.originator_id, event.originator_version
+
+    assert [collected(e) for e in ours.events] == [collected(e) for e in library.events]
+    assert len(ours.events) == 6
+    assert list(ours.aggregates) == list(library.aggregates) == [game_id]
+    assert ours.saved_kwargs == library.saved_kwargs == {"request_key": "k"}
+
+
+def test_a_save_holding_anything_but_aggregates_is_collected_the_library_s_way() -> None:
+    game_id = uuid4()
+    ours = _Collected()
+    ours.collect_events(None, _game_of_six_facts(game_id))  # the library skips a None
+    assert len(ours.events) == 6
+    assert list(ours.aggregates) == [game_id]
