@@ -25,6 +25,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+import orjson
+
 from .rules import commands as cmd
 from .rules.errors import BohnanzaError
 
@@ -48,7 +50,13 @@ class LimitReached(BohnanzaError):
 
 def check_size(command: cmd.Command) -> None:
     """LimitReached for a command longer than a record's line may be."""
-    size = command_bytes(command)
+    data = command.to_dict()
+    try:
+        if len(orjson.dumps(data)) * 3 <= MAX_COMMAND_BYTES:
+            return  # orjson's compact JSON is at least a third of the record's: within the limit
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits, a lone surrogate: measured below
+        pass
+    size = len(json.dumps(data))
     if size > MAX_COMMAND_BYTES:
         raise LimitReached(
             f"a command is at most {MAX_COMMAND_BYTES:,} bytes of JSON as a record writes it; "
@@ -58,7 +66,9 @@ def check_size(command: cmd.Command) -> None:
 
 def command_bytes(command: cmd.Command) -> int:
     """How long `command` is as a record writes it: its JSON on one line (beans and numbers
-    only, so one byte a character)."""
+    only, so one byte a character). `check_size` first asks orjson, several times faster: its
+    compact UTF-8 is never shorter than a third of this (a separator's space doubles at most one
+    byte; an escaped character takes at most three times its UTF-8 bytes)."""
     return len(json.dumps(command.to_dict()))
 
 

@@ -67,6 +67,34 @@ def test_a_command_longer_than_a_record_line_may_be_is_refused() -> None:
     check_size(cmd.Offer(0, to=1, hand=(0,), wants=wants[:60]))
 
 
+@pytest.mark.parametrize("wants", range(0, 201, 5))
+def test_a_command_is_refused_for_its_size_exactly_when_its_record_line_is_too_long(
+    wants: int,
+) -> None:
+    offer = cmd.Offer(0, to=1, hand=(0,), wants=("garden",) * wants)
+
+    if limits.command_bytes(offer) > limits.MAX_COMMAND_BYTES:
+        with pytest.raises(LimitReached):
+            check_size(offer)
+    else:
+        check_size(offer)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [cmd.Plant(10**30, 0), cmd.Plant(0, 0, bean="\ud800"), cmd.Plant(0, 0, bean="é" * 300)],
+    ids=["an integer beyond 64 bits", "a lone surrogate", "non-ASCII, escaped in a record"],
+)
+def test_a_command_orjson_cannot_write_or_writes_shorter_is_measured_as_a_record_writes_it(
+    command: cmd.Command,
+) -> None:
+    if limits.command_bytes(command) > limits.MAX_COMMAND_BYTES:
+        with pytest.raises(LimitReached):
+            check_size(command)
+    else:
+        check_size(command)
+
+
 def test_the_largest_record_a_game_within_the_limits_has_is_under_the_body_limit() -> None:
     """A 7-player record stretched to the most facts, each command as long as a command may be,
     and the most notes with the most text, every character 4 bytes in UTF-8: written as the
