@@ -18,7 +18,7 @@ from eventsourcing.utils import register_topic
 from .ids import new_game_id
 from .rules import events as ev
 from .rules.commands import Command
-from .rules.decide import decide
+from .rules.decide import decided
 from .rules.evolve import evolve
 
 if TYPE_CHECKING:
@@ -43,7 +43,17 @@ class StoredFact:
         return self.fact_type(**{name: getattr(self, name) for name in self.fact_fields})
 
     def apply(self, game: Game) -> None:
-        game.state = evolve(getattr(game, "state", None), self.fact())
+        ahead = game.__dict__.get(_FOLDED_AHEAD)
+        if ahead:  # `Game.execute` decided this fact and folded it already
+            game.state = ahead.pop(0)
+        else:
+            game.state = evolve(getattr(game, "state", None), self.fact())
+
+
+_FOLDED_AHEAD = "_folded_ahead"
+"""While `Game.execute` records the facts it decided: the table after each of them, as deciding
+folded it, for each stored event's `apply` to take instead of folding its fact again. Only ever
+set for that call (never in a snapshot or a cached copy)."""
 
 
 _Base = TypeVar("_Base", bound=Aggregate.Event)
@@ -126,9 +136,15 @@ class Game(Aggregate):
 
     def execute(self, command: Command) -> list[ev.Event]:
         """Decide `command` on the current state and record the facts it causes (a correction
-        is decided on the game's record, by `Bohnanza.execute`)."""
-        facts = decide(self.state, command)
-        self.record(facts)
+        is decided on the game's record, by `Bohnanza.execute`). Deciding folds the facts as
+        it goes; their stored events take those tables instead of folding them again."""
+        facts, states = decided(self.state, command)
+        assert len(states) == len(facts), "deciding folds each fact it emits"
+        self.__dict__[_FOLDED_AHEAD] = states
+        try:
+            self.record(facts)
+        finally:
+            del self.__dict__[_FOLDED_AHEAD]
         return facts
 
 

@@ -50,17 +50,19 @@ from .table import (
 
 
 class _Decision:
-    """The facts decided so far and the table they lead to."""
+    """The facts decided so far and the table they lead to, after each of them."""
 
-    __slots__ = ("events", "state")
+    __slots__ = ("events", "state", "states")
 
     def __init__(self, state: GameState) -> None:
         self.state = state
         self.events: list[ev.Event] = []
+        self.states: list[GameState] = []
 
     def emit(self, event: ev.Event) -> None:
         self.events.append(event)
         self.state = evolve(self.state, event)
+        self.states.append(self.state)
 
 
 def shuffled(cards: Sequence[str], seed: int, shuffle_number: int) -> list[str]:
@@ -171,6 +173,11 @@ def start_game(
 
 def decide(state: GameState, command: cmd.Command) -> list[ev.Event]:
     """The facts `command` causes on `state`, or RuleViolation / MalformedCommand."""
+    return decided(state, command)[0]
+
+
+def decided(state: GameState, command: cmd.Command) -> tuple[list[ev.Event], list[GameState]]:
+    """`decide`, with the table after each of the facts (deciding folds them as it goes)."""
     if isinstance(command, cmd.Correct | cmd.Undo):
         raise MalformedCommand(
             "a correction changes the game's record, not its table (domain.rules.errata)"
@@ -186,7 +193,7 @@ def decide(state: GameState, command: cmd.Command) -> list[ev.Event]:
     _HANDLERS[type(command)](decision, command)
     if decision.state.end_triggered and decision.state.phase is Phase.DRAW:
         _end_game(decision)
-    return decision.events
+    return decision.events, decision.states
 
 
 # --- checks shared by the handlers -----------------------------------------------------------

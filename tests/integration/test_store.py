@@ -37,6 +37,7 @@ from domain.rules import fold, legal_commands, resolve_ruleset
 from domain.rules.beans import BASE_BEANS
 from domain.rules.errors import Conflict, NotFound, RuleViolation
 from domain.rules.state import GameState
+from domain.rules.transcript import commands_from_facts
 from domain.storage import StorageConfigError, default_database_url, persistence_env
 from tests.conftest import PostgresTestDatabase
 
@@ -840,3 +841,19 @@ def test_a_save_holding_anything_but_aggregates_is_collected_the_library_s_way()
     ours.collect_events(None, _game_of_six_facts(game_id))  # the library skips a None
     assert len(ours.events) == 6
     assert list(ours.aggregates) == [game_id]
+
+
+def test_a_game_s_table_after_each_command_is_the_fold_of_its_facts_so_far() -> None:
+    """A command's stored events take the tables its decision folded (Game.execute): they must
+    be the tables the facts fold to, as a game loaded from the store has them."""
+    facts = simulate("rio-grande", 4, bot="greedy", seed=8)
+    game = Game.start(facts[0])
+    game.record(facts[1:2])  # the deal
+    recorded = list(facts[:2])
+    for number, command in enumerate(commands_from_facts(facts, tabletop=False)):
+        recorded += game.execute(command)
+        if number % 20 == 0:
+            assert game.state == fold(recorded)
+    assert recorded == facts
+    assert game.state == fold(facts)
+    assert "_folded_ahead" not in game.__dict__
