@@ -1,10 +1,11 @@
 """The event-sourced `Game` aggregate: a thin shell around the pure rules core.
 
 Each command goes through `decide`; each resulting fact is triggered as a stored event whose
-`apply` calls `evolve`. The stored event classes are generated from the rules' event vocabulary
-(`domain.rules.events`), one class per fact with an explicit, stable topic `bohnanza:<Fact>`, so
-the vocabulary is written down once. Changing a fact's fields later needs `class_version` and an
-upcaster on the stored class.
+`apply` calls `evolve` (or, for a command just decided, takes the table deciding folded). The
+stored event classes are generated from the rules' event vocabulary (`domain.rules.events`), one
+class per fact with an explicit, stable topic `bohnanza:<Fact>`, so the vocabulary is written
+down once. Changing a fact's fields later needs `class_version` and an upcaster on the stored
+class.
 """
 
 from __future__ import annotations
