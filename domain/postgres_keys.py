@@ -164,6 +164,8 @@ class PostgresRecorder(PostgresApplicationRecorder):
                 "END $body$"
             ).format(**names)
         )
+        self.command_lock_timeout = f"{self.datastore.lock_timeout}s"
+        """The command function's first argument: the lock's timeout, as PostgreSQL reads it."""
         self.command_statement = _rendered(
             SQL(
                 "SELECT * FROM {schema}.{function}(%s, %s::{schema}.{event}[], %s, %s, %s, %s, %s)"
@@ -224,11 +226,12 @@ class PostgresRecorder(PostgresApplicationRecorder):
         **kwargs: Any,
     ) -> Sequence[int] | None:
         """The events (and the request key, if any) in one statement, one round trip: the
-        store's command function (`_command_function`, called by `command_statement`) takes the table's lock, sends
-        the NOTIFY, and, for events that follow others of their aggregate (a command's), first
-        reads the aggregate's events from their first version on. If there are any, another
-        writer stored there first: nothing is inserted, and Overtaken carries them. A version
-        or key used before fails the insert as the store's IntegrityError."""
+        store's command function (`_command_function`, called by `command_statement`) takes
+        the table's lock, sends the NOTIFY, and, for events that follow others of their
+        aggregate (a command's), first reads the aggregate's events from their first version
+        on. If there are any, another writer stored there first: nothing is inserted, and
+        Overtaken carries them. A version or key used before fails the insert as the store's
+        IntegrityError."""
         if not stored_events:
             return None
         key: tuple[Any, ...] = (None, None, None, None, None)
@@ -239,9 +242,9 @@ class PostgresRecorder(PostgresApplicationRecorder):
             self.construct_pg_stored_event(e.originator_id, e.originator_version, e.topic, e.state)
             for e in stored_events
         ]
-        lock_timeout = f"{self.datastore.lock_timeout}s"
+        arguments = (self.command_lock_timeout, events, *key)
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self.command_statement, (lock_timeout, events, *key), prepare=True)
+            curs.execute(self.command_statement, arguments, prepare=True)
             rows = curs.fetchall()
         if rows and rows[0]["notification_id"] is None:
             first = stored_events[0]

@@ -26,7 +26,7 @@ from eventsourcing.sqlite import SQLiteApplicationRecorder
 from eventsourcing.utils import resolve_topic
 from psycopg import sql
 
-from domain.aggregate import Game
+from domain.aggregate import _FOLDED_AHEAD, Game
 from domain.application import SNAPSHOT_INTERVAL, Bohnanza, Outcome, _Collected
 from domain.bots import simulate
 from domain.encoding import code_of
@@ -856,4 +856,4 @@ def test_a_game_s_table_after_each_command_is_the_fold_of_its_facts_so_far() -> 
             assert game.state == fold(recorded)
     assert recorded == facts
     assert game.state == fold(facts)
-    assert "_folded_ahead" not in game.__dict__
+    assert _FOLDED_AHEAD not in game.__dict__
