@@ -202,7 +202,9 @@ def not_cached_for_others(response: Response) -> Response:
     if any(key in environ for key in CREDENTIAL_KEYS):
         response.headers["Cache-Control"] = "private, no-store"
     if environ.get("PATH_INFO", "").startswith("/api/"):
-        if "Vary" in response.headers:
+        # getlist, not `in`: werkzeug answers `in` by raising (and building) a KeyError when
+        # the header is absent, which is every API answer but a few.
+        if response.headers.getlist("Vary"):
             response.vary.update(CREDENTIALS)
         else:  # the common case, without parsing and writing a header set
             response.headers["Vary"] = VARY_CREDENTIALS
