@@ -19,6 +19,12 @@ from .deadline import bounded_connections, within_deadline
 from .network import RECONNECT_SECONDS, network_limits
 from .request_keys import COLUMNS, AppliedRequest, Overtaken, events_request, key_row
 
+store_call = retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+"""As the library's own calls of the store: tried again on a connection error, 0.2 s apart, ten
+times at most. The pool checks no connection as it hands it out (domain/storage.py), so this is
+how a connection the database dropped while it sat in the pool is replaced: the call that meets
+it fails, and its next try takes another."""
+
 
 def _rendered(statement: Composable) -> SQL:
     """A composed statement rendered into plain SQL (identifiers escaped as without a
@@ -178,7 +184,7 @@ class PostgresRecorder(PostgresApplicationRecorder):
         execute (each identifier escaped anew); plain SQL it only encodes."""
         self.select_events_statements: dict[tuple[bool, bool, bool, bool], SQL] = {}
 
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    @store_call
     def select_events(
         self,
         originator_id: UUID | str,
@@ -216,7 +222,7 @@ class PostgresRecorder(PostgresApplicationRecorder):
             statement = self.select_events_statements.setdefault(shape, _rendered(composed))
         return statement
 
-    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    @store_call
     def insert_events(
         self,
         stored_events: Sequence[StoredEvent],
@@ -260,6 +266,7 @@ class PostgresRecorder(PostgresApplicationRecorder):
             )
         return [row["notification_id"] for row in rows]
 
+    @store_call
     def applied(self, originator_id: UUID, request_key: str) -> AppliedRequest | None:
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             return self._applied(curs, originator_id, request_key)
@@ -269,6 +276,7 @@ class PostgresRecorder(PostgresApplicationRecorder):
         row = curs.fetchone()
         return None if row is None else AppliedRequest(**row)
 
+    @store_call
     def keep(
         self, originator_id: UUID, request_key: str, applied: AppliedRequest
     ) -> AppliedRequest | None:
@@ -280,6 +288,7 @@ class PostgresRecorder(PostgresApplicationRecorder):
                 return None
             return self._applied(curs, originator_id, request_key)
 
+    @store_call
     def cover(self, originator_id: UUID, request_key: str, covers: str) -> bool:
         with self.datastore.transaction(commit=True) as curs:
             curs.execute(self.cover_request_key_statement, (covers, originator_id, request_key))

@@ -79,7 +79,11 @@ def persistence_env(database_url: str) -> dict[str, str]:
             # within about 22 s, where the library's 30 s held every thread for 5 minutes).
             "POSTGRES_CONNECT_TIMEOUT": _count(query, "connect_timeout", "2"),
             "POSTGRES_LOCK_TIMEOUT": "5",
-            "POSTGRES_PRE_PING": "y",
+            # No check of a connection as it leaves the pool (POSTGRES_PRE_PING): it is a round
+            # trip to the database for every call, about a twentieth of a command's CPU. Each
+            # call of the store is tried again on a connection error instead (the library's
+            # `retry`, domain/postgres_keys.py's too), on a new connection: a connection the
+            # database dropped while it sat in the pool costs the call that meets it 0.2 s.
         }
     raise StorageConfigError(
         f"unsupported database URL {database_url!r}: use sqlite:///file, postgresql://… or memory://"

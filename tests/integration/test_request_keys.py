@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 from uuid import UUID, uuid4
 
 import pytest
@@ -27,6 +28,7 @@ from domain.rules.commands import Command, Plant
 from domain.rules.errors import Conflict, RuleViolation
 from replays.annotations import Annotations
 from tests.conftest import PostgresTestDatabase
+from tests.e2e.proxy import proxy_to
 
 from .test_store import (
     SEATS,
@@ -122,6 +124,35 @@ def test_another_application_on_the_same_store_knows_the_key(shared_database_url
         second.execute(game_id, harvest, request_key="before-a-crash")
 
     assert again.value.applied.last_version == stored.version
+
+
+@pytest.mark.postgres
+def test_each_call_of_the_keys_takes_a_new_connection_when_the_database_dropped_the_pooled_one(
+    postgres_database: PostgresTestDatabase,
+) -> None:
+    """The pool hands out connections unchecked (domain/storage.py): every call of the store is
+    tried again on another connection when the one it got is dead, the keys' own calls too."""
+    store = urlsplit(postgres_database.new_store_url())
+    with proxy_to((store.hostname or "127.0.0.1", store.port or 5432)) as proxy:
+        url = urlunsplit(store._replace(netloc=f"{store.username}@127.0.0.1:{proxy.port}"))
+        with Bohnanza.from_url(url) as app:
+            game_id, harvest, _ = game_where_two_seats_can_harvest(app)
+
+            def after_a_drop(call: Callable[[], Any]) -> Any:
+                proxy.cut()  # every connection the pool holds is reset
+                proxy.restore()
+                return call()
+
+            stored = after_a_drop(lambda: app.execute(game_id, harvest, request_key="stored"))
+            after_a_drop(lambda: app.answered(game_id, "refused", "covers", "its answer"))
+            refused = after_a_drop(lambda: app.keys.applied(game_id, "refused"))
+            covered = after_a_drop(lambda: app.keys.cover(game_id, "stored", "covers"))
+            kept = after_a_drop(lambda: app.keys.keep(game_id, "stored", refused))
+
+    first = stored.version - len(stored.facts) + 1
+    assert refused == AppliedRequest(REFUSED, REFUSED, "covers", "its answer")
+    assert covered
+    assert kept == AppliedRequest(first, stored.version, "covers")
 
 
 def as_a_store_made_before_keys_said_what_they_cover(app: Bohnanza) -> None:

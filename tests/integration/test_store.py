@@ -640,7 +640,6 @@ POSTGRES_DEFAULTS = {
     "POSTGRES_MAX_OVERFLOW": "6",
     "POSTGRES_CONNECT_TIMEOUT": "2",
     "POSTGRES_LOCK_TIMEOUT": "5",
-    "POSTGRES_PRE_PING": "y",
 }
 
 URL_SETTINGS: list[tuple[str, dict[str, str]]] = [
