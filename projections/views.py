@@ -133,14 +133,14 @@ def redact(fact: ev.Event, viewer: Viewer, mode: str) -> ev.Event:
             return ev.CardDrawn(fact.seat, UNKNOWN)
         case ev.TradeOffered() if viewer.seat != fact.proposer:  # the offer without its hand
             return ev.TradeOffered(
-                fact.offer,
-                fact.proposer,
-                fact.to,
-                [],
-                fact.revealed,
-                fact.trade_area,
-                fact.cards,
-                fact.wants,
+                offer=fact.offer,
+                proposer=fact.proposer,
+                to=fact.to,
+                hand=[],
+                revealed=fact.revealed,
+                trade_area=fact.trade_area,
+                cards=fact.cards,
+                wants=fact.wants,
             )
         case ev.DiscardsReshuffled():
             return ev.DiscardsReshuffled([UNKNOWN] * fact.size, fact.size)
@@ -375,7 +375,7 @@ def _render_seats(view: GameState, viewer: Viewer) -> list[dict[str, Any]]:
         document = {
             "seat": seat,
             "name": player.name,
-            "hand": _render_hand(player.hand, unknown, own, own or everything),
+            "hand": _render_hand(player.hand, unknown, own, _sees_hand(viewer, view.mode, seat)),
             "hand_size": len(player.hand),
             "fields": [{"bean": field.bean, "count": field.count} for field in player.fields],
             "trade_area": list(player.trade_area),
