@@ -1,6 +1,6 @@
 """Storage benchmark: the bytes a complete game takes, where they go, beside its exported record.
 
-    .venv/bin/python -m bench.storage [--games 40] [--no-postgres]
+    .venv/bin/python -m bench.storage [--games 100] [--no-postgres]
 
 The same seeded bot games are played through the application's command path (`execute`, one
 command at a time, as a server stores them) into two stores per database, side by side:
@@ -16,6 +16,12 @@ them). Printed per store: bytes per game all-in and the ratio to the baseline (t
 per table, with its indexes; per kind of event (rows and the bytes of their state and topic);
 and a game's exported record, raw and gzip'd. On SQLite the file is checkpointed and measured
 page by page (`dbstat`); on PostgreSQL each table's `pg_total_relation_size`, after `VACUUM`.
+
+A store of few games overstates the bytes a game takes: each of the dozen tables and their
+indexes has pages of its own however few rows it holds (at 40 games, about 10 KB a game on
+PostgreSQL). So the default is 100 games, the smallest store issue 25 measured, and each store is
+also measured when it holds half of them: what the second half added, per game, is what each
+further game costs, the figure a store of a million games approaches.
 """
 
 from __future__ import annotations
@@ -87,12 +93,12 @@ class Measured:
         return self.total / self.games
 
 
-def fill(app: Bohnanza, engine: Engine, games: int) -> list[UUID]:
-    """Play `games` seeded bot games through `execute`, issue their tokens, rebuild the read
-    models; the games' ids."""
+def fill(app: Bohnanza, engine: Engine, seeds: range) -> list[UUID]:
+    """Play a seeded bot game for each seed through `execute` and issue its tokens; the games'
+    ids."""
     tokens = TokenStore(engine)
     ids = []
-    for seed in range(games):
+    for seed in seeds:
         preset, players = TABLES[seed % len(TABLES)]
         chosen = {"game_id": uuid4()} if isinstance(app, LibraryRows) else {}
         game = app.start_game(NAMES[:players], preset=preset, seed=seed, **chosen)
@@ -103,11 +109,12 @@ def fill(app: Bohnanza, engine: Engine, games: int) -> list[UUID]:
     return ids
 
 
-def store(app_class: type[Bohnanza], url: str, games: int) -> tuple[list[UUID], float]:
+def store(app_class: type[Bohnanza], url: str, seeds: range) -> tuple[list[UUID], float]:
+    """Store the games of `seeds` and rebuild the read models; their ids, and the seconds it took."""
     started = time.perf_counter()
     with app_class.from_url(url) as app, Projector.for_url(app, url) as projector:
         create_missing(projector.engine)
-        ids = fill(app, projector.engine, games)
+        ids = fill(app, projector.engine, seeds)
         projector.rebuild()
     return ids, time.perf_counter() - started
 
@@ -180,13 +187,29 @@ def record_sizes(url: str, ids: list[UUID]) -> tuple[float, float]:
     return raw / len(ids), packed / len(ids)
 
 
-def report(database: str, now: Measured, baseline: Measured, record: tuple[float, float]) -> float:
+def added_per_game(half: Measured, whole: Measured) -> float:
+    """The bytes each game of the second half added to the store, all-in."""
+    return (whole.total - half.total) / (whole.games - half.games)
+
+
+def report(
+    database: str,
+    now: Measured,
+    baseline: Measured,
+    halves: tuple[Measured, Measured],
+    record: tuple[float, float],
+) -> float:
     ratio = now.per_game / baseline.per_game
     verdict = "met" if ratio <= TARGET else "NOT met"
+    added = added_per_game(halves[0], now), added_per_game(halves[1], baseline)
     print(f"\n{database}: {now.games} complete bot games, played command by command")
     print(f"   {'':<32}{'now':>12}{'baseline':>12}")
     print(f"   {'bytes per game, all-in':<32}{now.per_game:>12,.0f}{baseline.per_game:>12,.0f}")
     print(f"   now / baseline {ratio:.2f}   target ≤ {TARGET:.2f}: {verdict}")
+    print(
+        f"   {f'each of the last {now.games - halves[0].games} games added':<32}"
+        f"{added[0]:>12,.0f}{added[1]:>12,.0f}   now / baseline {added[0] / added[1]:.2f}"
+    )
     print(f"   stored in {now.seconds:.1f} s now, {baseline.seconds:.1f} s baseline")
     print(f"   the exported record: {record[0]:,.0f} bytes raw, {record[1]:,.0f} gzip'd")
     print("\n   per table, bytes per game (table + its indexes)")
@@ -219,22 +242,29 @@ def side_by_side(
     locate: Callable[[str], str],
     games: int,
 ) -> None:
-    results = {}
+    results, halves = {}, {}
+    half = games // 2
     for label, app_class in (("now", Bohnanza), ("baseline", LibraryRows)):
         url = urls(label)
-        ids, seconds = store(app_class, url, games)
+        ids, seconds = store(app_class, url, range(half))
+        halves[label] = measure(locate(url), label, half)
+        more, more_seconds = store(app_class, url, range(half, games))
         results[label] = measure(locate(url), label, games)
-        results[label].seconds = seconds
+        results[label].seconds = seconds + more_seconds
         if label == "now":
-            record = record_sizes(url, ids)
-    report(database, results["now"], results["baseline"], record)
+            record = record_sizes(url, ids + more)
+    report(
+        database, results["now"], results["baseline"], (halves["now"], halves["baseline"]), record
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--no-postgres", action="store_true", help="SQLite only")
     args = parser.parse_args()
+    if args.games < 2:
+        parser.error("--games: at least 2 (the store is measured at half of them too)")
     with tempfile.TemporaryDirectory() as tmp:
         side_by_side(
             "SQLite file",
