@@ -138,8 +138,14 @@ def _opened_when_reachable(
 @projections.command()
 @click.argument("name", required=False)
 @_batch_size(REBUILD_BATCH_SIZE)
+@click.option(
+    "--one-process",
+    is_flag=True,
+    help="Rebuild every read model in this process (by default each after the first gets a "
+    "worker process of its own when the machine has more than one CPU).",
+)
 @click.pass_context
-def rebuild(ctx: click.Context, name: str | None, batch_size: int) -> None:
+def rebuild(ctx: click.Context, name: str | None, batch_size: int, one_process: bool) -> None:
     """Drop the read models (or only projection NAME, as `status` names it) and rebuild them
     from every stored event."""
     with _projector(ctx) as projector:
@@ -153,7 +159,9 @@ def rebuild(ctx: click.Context, name: str | None, batch_size: int) -> None:
         with click.progressbar(
             length=end * len(names), label=f"Rebuilding {', '.join(names)}"
         ) as bar:  # counts store positions: the events' numbers, which may have gaps
-            rebuilt = projector.rebuild(name, batch_size, progress=bar.update)
+            rebuilt = projector.rebuild(
+                name, batch_size, progress=bar.update, apart=False if one_process else None
+            )
         read = " and ".join(f"{each} from {count} events" for each, count in rebuilt.events.items())
         click.echo(f"Rebuilt {read}, the store up to position {rebuilt.position}.")
 

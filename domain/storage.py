@@ -90,6 +90,12 @@ def persistence_env(database_url: str) -> dict[str, str]:
     )
 
 
+def opened_by_several_processes(database_url: str) -> bool:
+    """Whether another process can open the same store (a SQLite file or a PostgreSQL database;
+    not the in-memory store)."""
+    return persistence_env(database_url)["PERSISTENCE_MODULE"] != MEMORY_FACTORY
+
+
 def first_line(error: Exception) -> str:
     """What the database driver said, for an operator: its first line only. SQLAlchemy's own
     text goes on with the statement and its parameters, which may hold what clients sent."""

@@ -23,7 +23,7 @@ from eventsourcing.persistence import InterfaceError, OperationalError
 from sqlalchemy import Connection, Engine, Table, exc, inspect
 
 from domain.application import Bohnanza
-from domain.storage import first_line
+from domain.storage import first_line, opened_by_several_processes
 
 from . import tracking
 from .engine import projection_engine, schema_of
@@ -33,6 +33,7 @@ from .scoreboards import Scoreboards
 from .tables import metadata
 from .tables import tracking as tracking_table
 from .tracking import Overtaken, Projection
+from .workers import rebuild_apart
 
 BATCH_SIZE = 1000
 """Store positions per transaction when catching up or following (the facts at them of the
@@ -97,6 +98,10 @@ class Projector:
         through it too."""
         self.reader = StoreReader(app)
         self.projections = {p.name: p for p in projections or default_projections(app)}
+        self.database_url: str | None = None
+        """The store's URL, when the projector was made from it (`for_url`, so with the default
+        projections) and other processes can open it too: a rebuild can then run the projections
+        in processes of their own."""
         self._owns_engine = owns_engine
         self._known: dict[str, int] = {}
         """Positions this projector last committed or read: a hint that saves a query per catch
@@ -107,7 +112,10 @@ class Projector:
     @classmethod
     def for_url(cls, app: Bohnanza, database_url: str) -> Projector:
         """A projector writing to the database of the store `database_url` names."""
-        return cls(app, projection_engine(database_url), owns_engine=True)
+        projector = cls(app, projection_engine(database_url), owns_engine=True)
+        if opened_by_several_processes(database_url):
+            projector.database_url = database_url
+        return projector
 
     def close(self) -> None:
         if self._owns_engine:
@@ -137,14 +145,37 @@ class Projector:
         name: str | None = None,
         batch_size: int = REBUILD_BATCH_SIZE,
         progress: Progress | None = None,
+        *,
+        apart: bool | None = None,
     ) -> Rebuilt:
         """Drop a projection's tables (every projection's if no name) and rebuild them from the
-        whole store, in one reading of it; what they read."""
+        whole store, up to its position now; what they read.
+
+        With several projections, each after the first is rebuilt in a worker process of its own
+        (projections/workers.py) if `apart`, or by default where that can be done and pays: the
+        projector was made from the store's URL, and the machine has more than one CPU.
+        Otherwise they are rebuilt here, in one reading of the store."""
         target = self.app.position()
         chosen = self._chosen(name)
         for projection in chosen:
             self._reset(projection)
-        return Rebuilt(target, self._catch_up(chosen, target, batch_size, progress)[1])
+        if apart is None:
+            apart = self.database_url is not None and (os.cpu_count() or 1) > 1
+        if apart and len(chosen) > 1:
+            if self.database_url is None:
+                raise ValueError("a rebuild in several processes needs the store's URL (for_url)")
+            return Rebuilt(target, rebuild_apart(self, chosen, target, batch_size, progress))
+        return Rebuilt(target, self.catch_up_to(chosen, target, batch_size, progress))
+
+    def catch_up_to(
+        self,
+        projections: Sequence[Projection],
+        target: int,
+        batch_size: int = BATCH_SIZE,
+        progress: Progress | None = None,
+    ) -> dict[str, int]:
+        """Bring `projections` up to store position `target`; the events each read."""
+        return self._catch_up(projections, target, batch_size, progress)[1]
 
     def reset(self, name: str | None = None) -> None:
         """Drop a projection's tables (every projection's if no name) and put it back to the

@@ -8,6 +8,7 @@ projectors racing each other. Tests that need a second process run on the stores
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -47,6 +48,7 @@ from projections.runner import Projector, Rebuilt
 from projections.scoreboards import STANDING_SUMS, Scoreboards
 from projections.tracking import Recorded
 from projections.views import AUDITOR_VIEWER, Viewer
+from projections.workers import WorkerFailed, rebuild_apart
 from replays.forks import create_fork
 from replays.games import export_game, import_record
 from tests.conftest import PostgresTestDatabase
@@ -811,24 +813,134 @@ def test_a_projector_killed_during_a_rebuild_resumes_without_loss_or_double_coun
     )
     try:
         deadline = time.monotonic() + 60
-        while not 0 < tracked_position(store.engine) < store.end * 3 // 4:
+        while not (  # the insights are rebuilt by a worker process, the scoreboards here
+            0 < tracked_position(store.engine) < store.end * 3 // 4
+            and 0 < tracked_position(store.engine, "insights") < store.end
+        ):
             assert rebuild.poll() is None, rebuild.stderr.read() if rebuild.stderr else ""
             assert time.monotonic() < deadline, "the rebuild never got going"
             time.sleep(0.002)
+        workers = children_of(rebuild.pid)
         rebuild.send_signal(signal.SIGKILL)
     finally:
         rebuild.wait()
         if rebuild.stderr:
             rebuild.stderr.close()
+    assert len(workers) == 1
+    wait_until(lambda: all(map(ended, workers)), "the worker outlived the rebuild it worked for")
 
-    killed_at = tracked_position(store.engine)
-    assert 0 < killed_at < store.end
-    assert_tables_hold(store.engine, facts_up_to(store.app, killed_at))
-    assert_insights_hold(store.app, store.engine)
-    assert tracked_position(store.engine, "insights") == killed_at  # rebuilt together
+    killed_at = {name: tracked_position(store.engine, name) for name in ("scoreboards", "insights")}
+    assert all(0 < position < store.end for position in killed_at.values()), killed_at
+    assert_tables_hold(store.engine, facts_up_to(store.app, killed_at["scoreboards"]))
+    assert_insights_hold(store.app, store.engine)  # up to the insights' own position
     with Projector.for_url(store.app, store.url) as resumed:
-        assert resumed.catch_up() == (store.end - killed_at) * len(resumed.projections)
+        assert resumed.catch_up() == sum(store.end - position for position in killed_at.values())
     assert dump(store.engine) == store.incremental
+
+
+@pytest.mark.slow  # the module's 21 bot games on each store
+@pytest.mark.parametrize("apart", [True, False], ids=["in worker processes", "in one process"])
+def test_a_rebuild_in_worker_processes_builds_what_one_in_one_process_builds(
+    shared_store: PlayedStore, apart: bool
+) -> None:
+    rebuilt = shared_store.projector.rebuild(apart=apart)
+
+    assert rebuilt == Rebuilt(
+        shared_store.end,
+        {
+            "scoreboards": events_read(shared_store.app, Scoreboards),
+            "insights": events_read(shared_store.app, GameInsights),
+        },
+    )
+    assert dump(shared_store.engine) == shared_store.incremental
+
+
+@pytest.mark.slow  # the module's 21 bot games on each store
+def test_a_rebuild_counts_the_progress_of_its_worker_processes_too(
+    shared_store: PlayedStore,
+) -> None:
+    moved: list[int] = []
+
+    shared_store.projector.rebuild(batch_size=500, progress=moved.append, apart=True)
+
+    assert sum(moved) == 2 * shared_store.end  # each projection moved past the whole store
+
+
+def test_a_store_only_this_process_holds_is_rebuilt_in_this_process() -> None:
+    with (
+        Bohnanza.from_url("memory://") as app,
+        Projector.for_url(app, "memory://") as projector,
+    ):
+        assert projector.database_url is None
+        with pytest.raises(ValueError, match="needs the store's URL"):
+            projector.rebuild(apart=True)
+        assert projector.rebuild() == Rebuilt(0, {"scoreboards": 0, "insights": 0})
+
+
+@pytest.mark.slow  # the module's 21 bot games on each store
+def test_a_worker_process_that_fails_fails_the_rebuild_and_names_its_projection(
+    shared_store: PlayedStore,
+) -> None:
+    projector = shared_store.projector
+    projector.reset()
+    unknown = Scoreboards()
+    unknown.name = "no-such-projection"
+
+    with pytest.raises(WorkerFailed, match=r"rebuilding no-such-projection failed:(.|\n)*KeyError"):
+        rebuild_apart(
+            projector, [projector.projections["scoreboards"], unknown], shared_store.end, 500, None
+        )
+
+    assert tracked_position(shared_store.engine) == shared_store.end  # its own part was done
+
+
+@pytest.mark.slow  # the module's 21 bot games on each store
+def test_a_worker_process_ends_as_soon_as_its_parent_closes_its_input(
+    shared_store: PlayedStore,
+) -> None:
+    store = shared_store
+    store.projector.reset("insights")
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "projections.workers"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=ROOT,
+        text=True,
+    )
+    assert worker.stdin is not None
+    assert worker.stdout is not None
+    task = {"database_url": store.url, "name": "insights", "target": store.end, "batch_size": 5}
+    worker.stdin.write(json.dumps(task) + "\n")
+    worker.stdin.flush()
+    assert json.loads(worker.stdout.readline()) == {"moved": 5}
+
+    worker.stdin.close()  # as when the parent ends, killed or not
+
+    assert worker.wait(timeout=10) == 1
+    worker.stdout.close()
+    assert 0 < tracked_position(store.engine, "insights") < store.end
+    assert_insights_hold(store.app, store.engine)  # its batch under way was rolled back
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes `pid` started that are still its children (Linux)."""
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def ended(pid: int) -> bool:
+    """Whether process `pid` has ended (gone, or a zombie no one has reaped yet)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    return stat.rpartition(")")[2].split()[0] in ("Z", "X")
+
+
+def wait_until(condition: Callable[[], bool], failure: str, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, failure
+        time.sleep(0.01)
 
 
 @pytest.mark.slow  # the module's 21 bot games on each store
@@ -913,15 +1025,16 @@ def test_a_follower_process_kept_up_with_the_play_and_stopped_cleanly_on_sigterm
 
 
 @pytest.mark.slow  # the module's 21 bot games on each store
+@pytest.mark.parametrize("options", [[], ["--one-process"]], ids=" ".join)
 def test_the_cli_rebuilds_the_projections_and_reports_them_up_to_date(
-    shared_store: PlayedStore,
+    shared_store: PlayedStore, options: list[str]
 ) -> None:
     store = shared_store
     runner = CliRunner()
     store.projector.reset()
 
     behind = runner.invoke(main, ["--database-url", store.url, "projections", "status"])
-    rebuilt = runner.invoke(main, ["--database-url", store.url, "projections", "rebuild"])
+    rebuilt = runner.invoke(main, ["--database-url", store.url, "projections", "rebuild", *options])
     status = runner.invoke(main, ["--database-url", store.url, "projections", "status"])
 
     header, *lines = behind.output.splitlines()
