@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import chain, groupby
 from operator import attrgetter, itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 from sqlalchemy import (
@@ -123,16 +123,13 @@ _INSERT_SEAT = insert(scoreboard)
 _INSERT_STANDING = insert(leaderboard)
 
 
-_ORIGINAL = (
-    select(games.c.game_id)
-    .where(
-        games.c.digest == bindparam("digest"),
-        games.c.status == bindparam("ended"),
-        games.c.duplicate_of.is_(None),
-    )
-    .limit(1)
+_ORIGINALS = select(games.c.digest, games.c.game_id).where(
+    games.c.digest.in_(bindparam("digests", expanding=True)),
+    games.c.status == bindparam("ended"),
+    games.c.duplicate_of.is_(None),
 )
-"""An ended game, itself no copy, whose facts have this digest."""
+"""The ended games, themselves no copies, whose facts have these digests (one per digest: a
+later game with an original's digest is its copy)."""
 
 _GAME_NUMBER = attrgetter("game_id.int")
 """Runs of one game's facts, told apart by the id's integer (compared in C, unlike UUIDs)."""
@@ -168,6 +165,7 @@ class Scoreboards:
         """Apply a batch of facts to the rows they touch and write each touched row once."""
         tally = _Tally.load(connection, batch, self.history)
         tally.apply_all(batch)
+        tally.count_ended()
         tally.write(connection)
 
 
@@ -185,6 +183,26 @@ class _Game:
     new)."""
 
 
+class _Seat(NamedTuple):
+    """A seat of a game as it ended: what it adds to its player's standings."""
+
+    name: str
+    score: int
+    won: bool
+    sums: list[int]
+    """The seat's STANDING_SUMS, in their order."""
+
+
+class _Ending(NamedTuple):
+    """A played game the batch ended: its row, its digest and its seats then (a correction later
+    in the same batch moves the digest on and replaces the rows; what the end counts stays as it
+    was)."""
+
+    row: Row
+    digest: str
+    seats: list[_Seat]
+
+
 class _Tally:
     """The rows one batch touches, as plain dicts ready to be written."""
 
@@ -199,6 +217,8 @@ class _Tally:
         """Standings a correction changed: counted again from the stored rows once written."""
         self.ended: dict[str, UUID] = {}
         """Digests of the games this batch ended (no copies): the originals of later copies."""
+        self.ending: list[_Ending] = []
+        """The games the batch ended, in order, to count once their originals are known."""
         self._apply: dict[type[ev.Event], Callable[[_Game, Recorded, Any], None]] = {
             ev.BeanPlanted: _planted,
             ev.TradeOffered: _offered,
@@ -296,33 +316,46 @@ class _Tally:
         row["decided_by"] = fact.decided_by
         game.changed = game.seats_changed = True
         winners = set(fact.winners)
-        counted = not row["sandbox"] and self._original_of(row) is None
-        for seat, (name, score) in enumerate(zip(row["seats"], fact.scores, strict=True)):
+        for seat in range(len(row["seats"])):
             game.seats[seat]["winner"] = seat in winners
-            if not counted:
-                continue  # its own scoreboard, no standing
-            for key in _scopes(name, row["preset"], row["players"]):
-                standing = self.standings.setdefault(key, _no_standing(score))
-                standing["games"] += 1
-                standing["wins"] += seat in winners
-                standing["total_score"] += score
-                standing["best_score"] = max(standing["best_score"], score)
-                for column in STANDING_SUMS:
-                    standing[column] += game.seats[seat][column]
+        if not row["sandbox"]:  # a what-if fork has its own scoreboard, no standing
+            seats = [
+                _Seat(name, score, seat in winners, [sums[c] for c in STANDING_SUMS])
+                for seat, (name, score, sums) in enumerate(
+                    zip(row["seats"], fact.scores, game.seats, strict=True)
+                )
+            ]
+            self.ending.append(_Ending(row, row["digest"], seats))
 
-    def _original_of(self, row: Row) -> UUID | None:
-        """The game this (played, ending) game is a copy of, now marked `duplicate_of` it; or
-        None for a game ending first with its facts, now remembered as the original. (Its own
-        row is not ended in the table until the batch is written, so it never finds itself.)"""
-        digest = row["digest"]
-        original = self.ended.get(digest) or self.connection.scalar(
-            _ORIGINAL, {"digest": digest, "ended": ENDED}
-        )
-        if original is None:
-            self.ended[digest] = row["game_id"]
-            return None
-        row["duplicate_of"] = original
-        return original
+    def count_ended(self) -> None:
+        """Count the games the batch ended, in order, each in the standings unless it is a copy
+        of one that ended before (in this batch or an earlier one: those are asked for in one
+        query), which it is then marked `duplicate_of`. The batch's rows are not written yet,
+        so a game never finds itself."""
+        asked = sorted({ending.digest for ending in self.ending} - self.ended.keys())
+        stored: dict[str, UUID] = {}
+        for chunk in _chunks(asked):
+            for digest, game_id in self.connection.execute(
+                _ORIGINALS, {"digests": chunk, "ended": ENDED}
+            ):
+                stored.setdefault(digest, game_id)
+        for ending in self.ending:
+            row = ending.row
+            original = self.ended.get(ending.digest) or stored.get(ending.digest)
+            if original is not None:
+                row["duplicate_of"] = original
+                continue  # its own scoreboard, no standing
+            self.ended[ending.digest] = row["game_id"]
+            for seat in ending.seats:
+                for key in _scopes(seat.name, row["preset"], row["players"]):
+                    standing = self.standings.setdefault(key, _no_standing(seat.score))
+                    standing["games"] += 1
+                    standing["wins"] += seat.won
+                    standing["total_score"] += seat.score
+                    standing["best_score"] = max(standing["best_score"], seat.score)
+                    for column, value in zip(STANDING_SUMS, seat.sums, strict=True):
+                        standing[column] += value
+        self.ending.clear()
 
     # --- writing -------------------------------------------------------------------------------
 

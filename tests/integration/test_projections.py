@@ -1161,6 +1161,33 @@ def test_a_copy_of_an_ended_game_is_listed_but_the_leaderboard_counts_the_game_o
     assert dump(projector.engine) == incremental
 
 
+@pytest.mark.parametrize(
+    "caught_up_between", [False, True], ids=["in the originals' batch", "in a later one"]
+)
+def test_copies_of_ended_games_count_once_whether_they_end_with_their_originals_or_later(
+    app: Bohnanza, projector: Projector, caught_up_between: bool
+) -> None:
+    specs = [GameSpec("amigo", 4, "greedy", seed=8), GameSpec("rio-grande", 3, "greedy", seed=4)]
+    originals = [played_alone(app, spec) for spec in specs]
+    if caught_up_between:
+        projector.catch_up()  # the originals are stored rows when their copies end
+    records = [export_game(app, original.game_id) for original in originals]
+    copies = [(import_record(app, r), o) for r, o in zip(records, originals, strict=True)]
+    projector.catch_up(batch_size=10**6)  # the rest in one batch
+
+    listed = {game.game_id: game.duplicate_of for game in queries.games(projector.engine)}
+    assert [listed[copy.game_id] for copy, _ in copies] == [o.game_id for _, o in copies]
+    assert [listed[original.game_id] for original in originals] == [None, None]
+    with Bohnanza.from_url("memory://") as alone, Projector.for_url(alone, "memory://") as only:
+        for record in records:
+            import_record(alone, record)
+        only.catch_up()
+        assert (
+            dump(projector.engine)["projection_leaderboard"]
+            == dump(only.engine)["projection_leaderboard"]
+        )
+
+
 OLDER_SHAPES = {
     "a column less": (
         "ALTER TABLE {table} DROP COLUMN sandbox",
