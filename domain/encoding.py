@@ -216,7 +216,8 @@ class CompactMapper(Mapper[UUID]):
                 data = stored_event.state
                 values = msgpack.unpackb(zlib.decompress(data) if kind.compressed else data)
                 if type(values) is list:
-                    return EPOCH + timedelta(microseconds=values[0]), kind.fact_type(*values[1:])
+                    # positional: a keyword argument costs timedelta 0.2 us more, once a row
+                    return EPOCH + timedelta(0, 0, values[0]), kind.fact_type(*values[1:])
             except Exception:  # the full way below says what is wrong with it
                 pass
         values = self._values(stored_event, kind)
