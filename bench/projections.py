@@ -6,9 +6,11 @@ On a store of a few hundred complete bot games (a SQLite file; PostgreSQL too wh
 answers at `BOHNANZA_BENCH_POSTGRES_URL`, default postgresql://postgres@127.0.0.1:5432/postgres,
 in a throw-away database), measured alternately in one loop, medians of the repeats:
 
-1. rebuild: `Projector.rebuild()` of every projection (drop, recreate, process the whole store
-   in one reading of it), and `Projector.rebuild(name)` of each alone: the scoreboards (games,
-   scoreboards, leaderboard) and the insights (each game's numbers);
+1. rebuild: `Projector.rebuild()` of every projection (drop, recreate, process the whole store:
+   the scoreboards in this process and the insights in a worker process, projections/workers.py),
+   the same in one process (`apart=False`: one reading of the store for both), and
+   `Projector.rebuild(name)` of each alone: the scoreboards (games, scoreboards, leaderboard)
+   and the insights (each game's numbers);
 2. decode all: `select_notifications` + `mapper.to_domain_event` of every event in the store, no
    projection (the baseline the target is set against);
 3. decode read: the same for the events the projection subscribes to (it reads only those), plus
@@ -108,12 +110,14 @@ def measure(label: str, url: str, count: int, repeats: int) -> float:
         rebuilds = ("scoreboards", "insights")
         times: dict[str, list[float]] = {
             "rebuild": [],
+            "rebuild, one process": [],
             **{f"rebuild {name}": [] for name in rebuilds},
             "decode all": [],
             "decode read": [],
         }
         for _ in range(repeats):
             times["rebuild"].append(timed(projector.rebuild))
+            times["rebuild, one process"].append(timed(lambda: projector.rebuild(apart=False)))
             for name in rebuilds:
                 times[f"rebuild {name}"].append(timed(lambda name=name: projector.rebuild(name)))
             times["decode all"].append(timed(lambda: decode(app)))
@@ -128,6 +132,10 @@ def measure(label: str, url: str, count: int, repeats: int) -> float:
             f"   rebuild {rates['rebuild']:>10,.0f} events/s   target ≥ {TARGET_RATE:,}: {verdict}"
         )
         print(f"   rebuild / decode all  {ratio:>6.2f}   target ≥ {TARGET:.2f}: {_verdict(ratio)}")
+        print(
+            "   rebuild / rebuild in one process "
+            f"{rates['rebuild'] / rates['rebuild, one process']:>6.2f}"
+        )
         print(
             f"   rebuild scoreboards / decode read {rates['rebuild scoreboards'] / rates['decode read']:>6.2f}"
         )

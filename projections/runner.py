@@ -91,6 +91,7 @@ class Projector:
         projections: Sequence[Projection] | None = None,
         *,
         owns_engine: bool = False,
+        tables_ready: bool = False,
     ) -> None:
         self.app = app
         self.engine = engine
@@ -107,12 +108,16 @@ class Projector:
         """Positions this projector last committed or read: a hint that saves a query per catch
         up. Another projector may have moved one on (the guarded advance detects that) or back
         to 0 by a rebuild (looked up whenever the hint says there is nothing to do)."""
-        self._create_tables()
+        if not tables_ready:  # a rebuild's worker process: its parent has just made them
+            self._create_tables()
 
     @classmethod
-    def for_url(cls, app: Bohnanza, database_url: str) -> Projector:
-        """A projector writing to the database of the store `database_url` names."""
-        projector = cls(app, projection_engine(database_url), owns_engine=True)
+    def for_url(cls, app: Bohnanza, database_url: str, *, tables_ready: bool = False) -> Projector:
+        """A projector writing to the database of the store `database_url` names (whose tables
+        it creates, or brings to its projections' shape, unless `tables_ready`)."""
+        projector = cls(
+            app, projection_engine(database_url), owns_engine=True, tables_ready=tables_ready
+        )
         if opened_by_several_processes(database_url):
             projector.database_url = database_url
         return projector

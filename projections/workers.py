@@ -178,7 +178,10 @@ def _work() -> None:
 
     url, name = task["database_url"], task["name"]
     try:
-        with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
+        with (
+            Bohnanza.from_url(url) as app,
+            Projector.for_url(app, url, tables_ready=True) as projector,
+        ):
             projection = projector.projections[name]
             read = projector.catch_up_to(
                 [projection],
