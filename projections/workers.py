@@ -69,10 +69,17 @@ class _Worker:
         )
         assert self.process.stdin is not None
         assert self.process.stdout is not None
-        task = {"database_url": database_url, "name": name, "target": target}
-        self.process.stdin.write(json.dumps({**task, "batch_size": batch_size}) + "\n")
+        task = {
+            "database_url": database_url,
+            "name": name,
+            "target": target,
+            "batch_size": batch_size,
+        }
+        self.process.stdin.write(json.dumps(task) + "\n")
         self.process.stdin.flush()  # the URL goes here, not where `ps` shows it
         self.messages: queue.SimpleQueue[dict[str, Any] | None] = queue.SimpleQueue()
+        self.read: int | None = None
+        """The events the worker read, once it has finished."""
         threading.Thread(
             target=self._read, args=(self.process.stdout,), name=f"worker {name}", daemon=True
         ).start()
@@ -91,24 +98,29 @@ class _Worker:
         finally:
             self.messages.put(None)  # the worker's output ended
 
-    def take(self, message: dict[str, Any] | None, progress: Progress | None) -> int | None:
-        """What one message says: None while the worker goes on, the events read when it has
-        finished; WorkerFailed if it failed or stopped."""
-        if message is None:
-            code = self.process.wait()
-            raise WorkerFailed(
-                f"the worker process rebuilding {self.name} stopped before it finished (exit "
-                f"code {code}); the projection stays at its last committed batch"
-            )
-        if "failed" in message:
-            raise WorkerFailed(
-                f"the worker process rebuilding {self.name} failed:\n{message['failed']}"
-            )
-        if "done" in message:
-            return int(message["done"])
-        if progress is not None:
-            progress(int(message["moved"]))
-        return None
+    def take(self, progress: Progress | None, *, wait: bool) -> None:
+        """Act on the worker's messages: its batches passed on to `progress`, its end noted in
+        `read` (after which there is only the end of its output); those sent so far, or with
+        `wait` all of them until it has finished. WorkerFailed if it failed or stopped."""
+        while self.read is None:
+            try:
+                message = self.messages.get(block=wait)
+            except queue.Empty:
+                return
+            if message is None:
+                code = self.process.wait()
+                raise WorkerFailed(
+                    f"the worker process rebuilding {self.name} stopped before it finished "
+                    f"(exit code {code}); the projection stays at its last committed batch"
+                )
+            if "failed" in message:
+                raise WorkerFailed(
+                    f"the worker process rebuilding {self.name} failed:\n{message['failed']}"
+                )
+            if "done" in message:
+                self.read = int(message["done"])
+            elif progress is not None:
+                progress(int(message["moved"]))
 
     def stop(self) -> None:
         """End the worker (if it is still running) and wait for it."""
@@ -133,30 +145,21 @@ def rebuild_apart(
     assert projector.database_url is not None, "workers open the store from its URL"
     here, *elsewhere = projections
     workers: list[_Worker] = []
-    read: dict[str, int] = {}
 
     def moved(positions: int) -> None:
         if progress is not None:
             progress(positions)
-        for worker in workers:
-            while worker.name not in read:  # what follows its end is the end of its output
-                try:
-                    message = worker.messages.get_nowait()
-                except queue.Empty:
-                    break
-                done = worker.take(message, progress)
-                if done is not None:
-                    read[worker.name] = done
+        for worker in workers:  # also when no one asks: a full pipe would block the worker
+            worker.take(progress, wait=False)
 
     try:
         for projection in elsewhere:
             workers.append(_Worker(projector.database_url, projection.name, target, batch_size))
-        read.update(projector.catch_up_to([here], target, batch_size, moved))
+        read = projector.catch_up_to([here], target, batch_size, moved)
         for worker in workers:
-            while worker.name not in read:
-                done = worker.take(worker.messages.get(), progress)
-                if done is not None:
-                    read[worker.name] = done
+            worker.take(progress, wait=True)
+            assert worker.read is not None
+            read[worker.name] = worker.read
         return read
     finally:
         for worker in workers:
