@@ -648,6 +648,9 @@ def _answer(status: int, document: dict[str, Any], *, replayed: bool = False) ->
         response.headers["ETag"] = f'"{document["version"]}"'
     if replayed:
         response.headers["Idempotent-Replayed"] = "true"
+    if status == 200 and "events" in document and "view" not in document:
+        # A command's answer that left the view out: it did so because the request preferred.
+        response.headers["Preference-Applied"] = "return=minimal"
     return response
 
 
@@ -681,10 +684,7 @@ def _execute(
     service.views.record(game_id, recorded)
     service.after_write()
     _nudge_followers_after_answer(service, game_id)
-    viewer = _commanding_viewer(caller)
-    at = service.views.view_at(game_id, viewer, outcome.version)
-    view = _view_document(at, viewer, outcome.version)
-    return _command_answer(game_id, started, outcome.position, recorded, viewer, view)
+    return _command_answer(service, game_id, caller, outcome.version, outcome.position, recorded)
 
 
 def _nudge_followers_after_answer(service: Services, game_id: UUID) -> None:
@@ -705,22 +705,28 @@ def _commanding_viewer(caller: Caller) -> Viewer:
 
 
 def _command_answer(
+    service: Services,
     game_id: UUID,
-    started: ev.GameStarted,
+    caller: Caller,
+    version: int,
     position: int | None,
     recorded: list[RecordedFact],
-    viewer: Viewer,
-    view: dict[str, Any],
 ) -> dict[str, Any]:
     """A command's answer: the game's new version and position, the command's facts as the
-    caller saw them, and the caller's view (`view`, at that version)."""
-    return {
+    caller saw them, and the caller's view at that version, unless the request says `Prefer:
+    return=minimal` (`prefers_minimal`)."""
+    viewer = _commanding_viewer(caller)
+    started = service.views.started(game_id)
+    answer = {
         "game_id": str(game_id),
-        "version": view["version"],
+        "version": version,
         "position": position,
         "events": [feed_item(fact.version, fact.fact, viewer, started) for fact in recorded],
-        "view": view,
     }
+    if not prefers_minimal():
+        at = service.views.view_at(game_id, viewer, version)
+        answer["view"] = _view_document(at, viewer, version)
+    return answer
 
 
 def _stored_answer(
@@ -728,14 +734,25 @@ def _stored_answer(
 ) -> dict[str, Any]:
     """The answer a command's first request would have given, rebuilt from the facts it stored
     (that request's server stopped before answering): the same events and the caller's view at
-    the same version. Its `position` is the store's latest, which is at or after the command's
-    own, so reading one's writes with it still works."""
-    viewer = _commanding_viewer(caller)
+    the same version (as this request prefers it). Its `position` is the store's latest, which
+    is at or after the command's own, so reading one's writes with it still works."""
     facts = service.views.facts(game_id)[applied.first_version - 1 : applied.last_version]
-    at = service.views.view_at(game_id, viewer, applied.last_version)
-    view = _view_document(at, viewer, applied.last_version)
-    started = service.views.started(game_id)
-    return _command_answer(game_id, started, service.app.position(), facts, viewer, view)
+    version, position = applied.last_version, service.app.position()
+    return _command_answer(service, game_id, caller, version, position, facts)
+
+
+def prefers_minimal() -> bool:
+    """Whether the request asks for a command's answer without the caller's view: `Prefer:
+    return=minimal` (RFC 7240 §4.2). The first `return` preference counts; preferences the
+    service does not know, and values it does not know, are ignored, as the RFC asks."""
+    header = the_request().environ.get("HTTP_PREFER")
+    if header is None:
+        return False
+    for preference in header.split(","):
+        name, _, value = preference.split(";", 1)[0].partition("=")
+        if name.strip().lower() == "return":
+            return value.strip().strip('"').lower() == "minimal"
+    return False
 
 
 @blp.route("/games/<uuid:game_id>/events", methods=["GET"])

@@ -334,6 +334,17 @@ COMMAND_HEADERS = [
         + KEY_FORMAT,
         "schema": KEY_SCHEMA,
     },
+    {
+        "in": "header",
+        "name": "Prefer",
+        "required": False,
+        "description": "`return=minimal`: the answer leaves out the caller's view (`view`), "
+        "for a client that follows the game otherwise (the live stream, the event feed) or "
+        "only records it; its events, version and position are there as always, and the "
+        "answer says `Preference-Applied: return=minimal`. `return=representation`, or no "
+        "`return` preference, gives the view (RFC 7240; other preferences are ignored).",
+        "schema": {"type": "string"},
+    },
 ]
 """Request headers of a command (read by the view itself, documented here)."""
 
@@ -385,6 +396,11 @@ IDEMPOTENT_REPLAYED = {
 COMMAND_RESPONSE_HEADERS = {
     "ETag": {"description": "The game's version after the command", "schema": {"type": "string"}},
     "Idempotent-Replayed": IDEMPOTENT_REPLAYED,
+    "Preference-Applied": {
+        "description": "`return=minimal` when the request said `Prefer: return=minimal`: the "
+        "answer has no `view`",
+        "schema": {"type": "string", "enum": ["return=minimal"]},
+    },
 }
 
 CREATED_RESPONSE_HEADERS = {"Idempotent-Replayed": IDEMPOTENT_REPLAYED}
@@ -835,7 +851,13 @@ class CommandResultSchema(Schema):
     version = fields.Integer(required=True)
     position = WRITE_POSITION
     events = fields.List(fields.Nested(FeedItemSchema), required=True)
-    view = fields.Nested(ViewSchema, required=True)
+    view = fields.Nested(
+        ViewSchema,
+        metadata={
+            "description": "The caller's view at `version`; left out when the request said "
+            "`Prefer: return=minimal`"
+        },
+    )
 
 
 class SeatScoreSchema(Schema):

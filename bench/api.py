@@ -16,13 +16,16 @@
    own work: a second pass on the same server sends the same requests to an empty route added to
    the app (it reads the JSON body and answers `{"ok": true}`), alternating with the commands
    directly on a fresh copy, so that each request meets the server as the commands did (idle for a
-   millisecond, its caches cooled by the client's work).
+   millisecond, its caches cooled by the client's work). A third pass with libcurl sends the
+   commands with `Prefer: return=minimal`, whose answer leaves out the caller's view: its own
+   work is printed against the same floor.
    Both passes run in two layouts, alternately: (a) client and server share the machine's CPUs as
    the scheduler places them, which on a 2-core machine often puts the server on the core the
    client has just used, so each fills the other's caches; (b) where the machine allows (Linux, 2
    CPUs or more), the client and its direct commands on one CPU and the server on another, as
    when they run on different machines. Last, (c) the same requests in one process: the app's
-   WSGI function called directly, no gunicorn and no sockets (far less noisy; see `in_process`).
+   WSGI function called directly, no gunicorn and no sockets (far less noisy; see `in_process`),
+   with and without the view in the answer.
 2. Throughput on PostgreSQL: commands/s from 8 concurrent HTTP clients, each replaying its own
    game, against gunicorn with several workers configured as docker-compose.yml runs the API
    (a separate projector follows the store), beside the library's raw append rate: 8 threads
@@ -164,8 +167,10 @@ class LibcurlConnection:
 
     name = "libcurl"
 
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, *headers: str) -> None:
         self.base = base
+        self.headers = list(headers)
+        """Sent with every request, besides each request's own."""
         self.curl = pycurl.Curl()
         self.curl.setopt(pycurl.POST, 1)
         self.curl.setopt(pycurl.TCP_NODELAY, 1)
@@ -175,6 +180,7 @@ class LibcurlConnection:
     ) -> tuple[int, bytes]:
         answer = io.BytesIO()
         headers = [f"Authorization: {authorization}", "Content-Type: application/json"]
+        headers += self.headers
         if key is not None:
             headers.append(f"Idempotency-Key: {key}")
         self.curl.setopt(pycurl.URL, self.base + path)
@@ -273,6 +279,10 @@ def on_cpus(cpus: set[int] | None) -> Iterator[None]:
 Passes = dict[str, tuple[Pass, Pass]]
 """One server's passes, by client: the commands, and the empty route."""
 
+MINIMAL = "Prefer: return=minimal"
+"""The header that asks for a command's answer without the caller's view (docs/reference)."""
+MINIMAL_PASS = "libcurl, return=minimal"
+
 
 def round_trip(game: BotGame, repeats: int) -> None:
     pair = cpu_pair()
@@ -296,6 +306,8 @@ def round_trip(game: BotGame, repeats: int) -> None:
             target = "   target ≤ 2×" if number == 0 else ""
             print(f"   client: {connection.name} — {_first_paragraph(connection.__doc__)}")
             _report_round_trips([passes[connection.name] for passes in runs[layout]], target)
+            if number == 0:
+                _report_minimal([passes[MINIMAL_PASS] for passes in runs[layout]])
     if pair is None:
         print("   (b, the client and the server on CPUs of their own, needs Linux and 2 CPUs)")
 
@@ -323,6 +335,18 @@ def _report_round_trips(runs: list[tuple[Pass, Pass]], target: str) -> None:
     print(
         f"   with no work of its own, a command would still take {1 + floor_ms / direct_ms:.2f} ×"
         " the baseline over HTTP"
+    )
+
+
+def _report_minimal(runs: list[tuple[Pass, Pass]]) -> None:
+    """The same client's commands sent with `Prefer: return=minimal` (no view in the answer, in a
+    pass of their own on the same server): their own work against the same floor."""
+    print(f"   the same commands with `{MINIMAL}` (the answer without the caller's view):")
+    direct_ms, http_ms = _report([minimal for minimal, _ in runs], "HTTP, minimal answer")
+    floor_ms = statistics.median(statistics.median(floor.http) for _, floor in runs) * 1000
+    print(
+        f"   so its own HTTP work is {http_ms - direct_ms - floor_ms:.3f} ms"
+        f" (ratio {http_ms / direct_ms:.2f} ×; {_ratios([minimal for minimal, _ in runs])})"
     )
 
 
@@ -378,6 +402,15 @@ def _round_trips(game: BotGame, cpus: tuple[int, int] | None) -> Passes:
                 command = _alternate(game, app, remote, connection)
                 floor = _alternate(game, app, remote, connection, FLOOR_PATH)
                 connection.close()
+                if number == 1:  # the answer without the view, on the same server
+                    minimal = connect(base)
+                    assert isinstance(minimal, LibcurlConnection)
+                    minimal.headers.append(MINIMAL)
+                    passes[MINIMAL_PASS] = (
+                        _alternate(game, app, HttpGame(client, game), minimal),
+                        floor,
+                    )
+                    minimal.close()
                 if number > 0:  # the first game only warms both sides up
                     passes[connection.name] = (command, floor)
     return passes
@@ -407,6 +440,7 @@ def in_process(games: list[BotGame]) -> None:
     over HTTP, so the figure to compare when a change touches the request's Python (it leaves out
     what only a server between requests pays: caches cooled by gunicorn's own work)."""
     passes: list[tuple[Pass, Pass]] = []
+    minimal: list[Pass] = []
     with tempfile.TemporaryDirectory() as tmp:
         # No read models kept in the process: their catch-up runs in a thread of its own, off
         # the request's path, and would only add noise here.
@@ -418,8 +452,10 @@ def in_process(games: list[BotGame]) -> None:
                 for number, game in enumerate((games[0], *games)):
                     command = _in_process_pass(app, direct, game)
                     floor = _in_process_pass(app, direct, game, FLOOR_PATH)
+                    short = _in_process_pass(app, direct, game, prefer="return=minimal")
                     if number > 0:  # the first game only warms both sides up
                         passes.append((command, floor))
+                        minimal.append(short)
         finally:
             app.extensions["bohnanza"].close()
     print(
@@ -432,11 +468,23 @@ def in_process(games: list[BotGame]) -> None:
         f"   so a request = the command ({direct_ms:.3f}) + the empty route ({floor_ms:.3f}) + the"
         f" command's own work ({request_ms - direct_ms - floor_ms:.3f} ms)"
     )
+    direct_ms, request_ms = _report(minimal, "WSGI, minimal answer")
+    print(
+        f"   with `{MINIMAL}` (no view in the answer), the command's own work"
+        f" {request_ms - direct_ms - floor_ms:.3f} ms"
+    )
 
 
-def _in_process_pass(app: Flask, direct: Bohnanza, game: BotGame, path: str | None = None) -> Pass:
-    """The game's commands as requests to the app's WSGI function (to `path` if given), each
-    followed by the command directly on a new copy of the game (`Pass.http`: the requests)."""
+def _in_process_pass(
+    app: Flask,
+    direct: Bohnanza,
+    game: BotGame,
+    path: str | None = None,
+    prefer: str | None = None,
+) -> Pass:
+    """The game's commands as requests to the app's WSGI function (to `path` if given; with a
+    `Prefer` header if `prefer`), each followed by the command directly on a new copy of the
+    game (`Pass.http`: the requests)."""
     created = app.test_client().post("/api/games", json=game.request()).get_json()
     url = path or f"/api/games/{created['game_id']}/commands"
     tokens = [f"Bearer {seat['token']}" for seat in created["seats"]]
@@ -455,7 +503,7 @@ def _in_process_pass(app: Flask, direct: Bohnanza, game: BotGame, path: str | No
             method="POST",
             data=json.dumps(body),
             content_type="application/json",
-            headers={"Authorization": tokens[seat]},
+            headers={"Authorization": tokens[seat], **({"Prefer": prefer} if prefer else {})},
         ).get_environ()
         start = time.perf_counter()
         answer = app(environ, start_response)

@@ -377,6 +377,65 @@ def test_a_command_answers_its_events_the_new_view_and_an_etag(
     assert body["view"]["seats"][0]["hand"] == ["wax", "wax", "chili", "wax"]
 
 
+@pytest.mark.parametrize(
+    "prefer",
+    [
+        "return=minimal",
+        "RETURN = minimal",
+        'return="minimal"',
+        "respond-async, return=minimal; x=1",
+    ],
+)
+def test_a_command_sent_with_prefer_return_minimal_is_answered_without_the_view(
+    client: FlaskClient, game: CreatedGame, prefer: str
+) -> None:
+    response = command(client, game, game.seat(0, Prefer=prefer), type="plant", field=1)
+
+    body = response.get_json()
+    assert response.status_code == 200
+    assert response.headers["Preference-Applied"] == "return=minimal"
+    assert response.headers["ETag"] == '"3"'
+    assert sorted(body) == ["events", "game_id", "position", "version"]
+    documented_schema(client, "CommandResult").validate(body)
+    assert [event["summary"] for event in body["events"]] == [
+        "Ana plants Chili from the hand in field 2"
+    ]
+    view = client.get(f"{game.url}/view", headers=game.seat(0)).get_json()
+    assert view["seats"][0]["fields"][1] == {"bean": "chili", "count": 1}
+
+
+@pytest.mark.parametrize(
+    "prefer", ["return=representation", "return=everything", "handling=lenient", "return=min"]
+)
+def test_a_command_without_a_minimal_return_preference_is_answered_with_the_view(
+    client: FlaskClient, game: CreatedGame, prefer: str
+) -> None:
+    response = command(client, game, game.seat(0, Prefer=prefer), type="plant", field=1)
+
+    assert response.status_code == 200
+    assert "Preference-Applied" not in response.headers
+    assert response.get_json()["view"]["seats"][0]["fields"][1] == {"bean": "chili", "count": 1}
+
+
+def test_the_first_return_preference_of_a_request_is_the_one_that_counts(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    headers = game.seat(0, Prefer="return=representation, return=minimal")
+
+    response = command(client, game, headers, type="plant", field=1)
+
+    assert "view" in response.get_json()
+
+
+def test_a_refusal_sent_with_prefer_return_minimal_is_the_usual_error(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = command(client, game, game.seat(1, Prefer="return=minimal"), type="plant", field=0)
+
+    assert_envelope(response, 409, "rule_violation")
+    assert "Preference-Applied" not in response.headers
+
+
 def test_a_command_s_answer_shows_the_game_as_it_left_it_though_another_came_right_after(
     web: Flask, client: FlaskClient, game: CreatedGame
 ) -> None:

@@ -58,6 +58,21 @@ def test_a_retry_with_the_same_key_and_body_gets_the_first_answer_and_stores_not
     assert stored_events(web, game) == events == 3
 
 
+def test_a_retry_gets_the_first_answer_with_or_without_the_view_as_the_retry_prefers(
+    web: Flask, client: FlaskClient, game: CreatedGame
+) -> None:
+    first = command(client, game, game.seat(0, Idempotency_Key="plant-1"), type="plant", field=0)
+    minimal = game.seat(0, Idempotency_Key="plant-1", Prefer="return=minimal")
+
+    retry = command(client, game, minimal, type="plant", field=0)
+
+    full = first.get_json()
+    assert retry.get_json() == {key: full[key] for key in full if key != "view"}
+    assert retry.headers["Idempotent-Replayed"] == "true"
+    assert retry.headers["Preference-Applied"] == "return=minimal"
+    assert stored_events(web, game) == 3
+
+
 @pytest.mark.parametrize("named_first", [False, True], ids=["named-on-retry", "named-first"])
 def test_a_retry_naming_the_seat_the_first_request_left_out_is_the_same_command(
     web: Flask, client: FlaskClient, game: CreatedGame, named_first: bool
