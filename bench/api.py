@@ -393,7 +393,12 @@ def _round_trips(game: BotGame, cpus: tuple[int, int] | None) -> Passes:
                 cpus=server_cpus,
             ) as base,
             on_cpus(client_cpus),
-            httpx.Client(base_url=base, timeout=30.0) as client,
+            # A new connection for each game it creates: between two creations the client is
+            # idle for about as long as the server keeps an idle connection open (2 s), and a
+            # request sent as the server closes it is lost ("Server disconnected").
+            httpx.Client(
+                base_url=base, timeout=30.0, limits=httpx.Limits(max_keepalive_connections=0)
+            ) as client,
             Bohnanza.from_url(f"sqlite:///{tmp}/direct.sqlite3") as app,
         ):
             for number, connect in enumerate((CONNECTIONS[0], *CONNECTIONS)):
