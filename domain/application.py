@@ -355,11 +355,17 @@ class Bohnanza(Application[UUID]):
         if not isinstance(first, ev.GameStarted):
             raise InvalidInput(f"a game's facts start with GameStarted, not {first.kind}")
         game = Game.start(first, game_id=game_id)
-        game.record(rest)
+        # The game's last snapshot version (a multiple of the interval) is taken on the way, of
+        # the game in memory: taken after the save, it read and folded that many stored events
+        # again (a quarter of an import's time).
+        latest = len(facts) - len(facts) % self.snapshot_interval
+        before = max(latest - 1, 0)
+        game.record(rest[:before])
+        snapshot = self._snapshot_of(game) if latest else None
+        game.record(rest[before:])
         recordings = self.save_new(game, *beside, request_key=request_key)
-        latest = game.version - game.version % self.snapshot_interval
-        if latest:
-            self._snapshot(game.id, latest - 1, latest)
+        if snapshot is not None:
+            self._put_snapshot(snapshot)
         return Outcome(game.id, game.version, list(facts), recordings[-1].notification.id)
 
     def save(self, *objs: Any, **kwargs: Any) -> list[Recording[UUID]]:
@@ -520,6 +526,22 @@ class Bohnanza(Application[UUID]):
                     self.take_snapshot(game_id, version=version, projector_func=project_game)
                 except PersistenceError:
                     log.warning("snapshot of game %s at version %d failed", game_id, version)
+
+    def _snapshot_of(self, game: Game) -> Any:
+        """A snapshot of the game as it is in memory, as the library's `take_snapshot` makes
+        one of a game it loads."""
+        snapshot_class = getattr(type(game), "Snapshot", type(self).snapshot_class)
+        assert snapshot_class is not None, "the library's application has a snapshot class"
+        return snapshot_class.take(game)
+
+    def _put_snapshot(self, snapshot: Any) -> None:
+        """Store a snapshot of a game stored already; best effort, as `_snapshot`."""
+        assert self.snapshots is not None, "snapshotting is on (Bohnanza.env)"
+        try:
+            self.snapshots.put([snapshot])
+        except PersistenceError:
+            game_id, version = snapshot.originator_id, snapshot.originator_version
+            log.warning("snapshot of game %s at version %d failed", game_id, version)
 
     # --- queries -------------------------------------------------------------------------------
 

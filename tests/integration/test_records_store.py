@@ -13,11 +13,12 @@ from uuid import UUID, uuid4
 import click
 import pytest
 from click.testing import CliRunner
+from eventsourcing.persistence import OperationalError
 
 from api.cli import main as bohnanza
 from api.cli_records import COMMANDS
 from api.settings import Settings
-from domain.application import SNAPSHOT_INTERVAL, Bohnanza
+from domain.application import SNAPSHOT_INTERVAL, Bohnanza, project_game
 from domain.bots import simulate
 from domain.rules import events as ev
 from domain.rules.errors import Conflict
@@ -145,6 +146,33 @@ def test_a_long_imported_game_is_snapshotted_and_reads_back_the_same(app):
     snapshots = [s.originator_version for s in app.snapshots.get(imported.game_id)]
     assert snapshots == [len(facts) - len(facts) % SNAPSHOT_INTERVAL]
     assert app.state(imported.game_id) == fold(facts) == app.refold(imported.game_id)
+
+
+def test_a_recorded_game_s_snapshot_is_the_game_at_its_version_as_the_store_tells_it(app):
+    facts = simulate("rio-grande", 5, bot="greedy", seed=6)
+
+    recorded = app.record_game(facts)
+
+    (snapshot,) = app.snapshots.get(recorded.game_id)
+    version = snapshot.originator_version
+    restored = snapshot.mutate(None)
+    stored = app.repository.get(recorded.game_id, version=version, projector_func=project_game)
+    assert (restored.version, restored.state) == (version, fold(facts[:version]))
+    assert (restored.created_on, restored.modified_on) == (stored.created_on, stored.modified_on)
+    assert app.state(recorded.game_id) == fold(facts)
+
+
+def test_a_failed_snapshot_leaves_the_recorded_game_standing(app, monkeypatch, caplog):
+    def broken(snapshots: object) -> None:
+        raise OperationalError("the snapshot store is down")
+
+    monkeypatch.setattr(app.snapshots, "put", broken)
+    facts = simulate("rio-grande", 5, bot="greedy", seed=6)
+
+    recorded = app.record_game(facts)
+
+    assert app.facts(recorded.game_id) == facts
+    assert f"snapshot of game {recorded.game_id} at version {SNAPSHOT_INTERVAL}" in caplog.text
 
 
 def test_recording_a_game_under_an_id_that_is_taken_is_a_conflict(app):
