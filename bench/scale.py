@@ -6,8 +6,9 @@
 One store (a SQLite file by default; `--database` names another, e.g. an empty PostgreSQL
 database) is filled through the application, as an import stores a record
 (`Bohnanza.record_game`: complete bot games, a few hundred played and stored again under other
-seat names, drawn from a pool of players so the leaderboard has thousands of them), its read
-models caught up as the service would. At each size `bohnanza serve` is started on it and asked,
+seat names, drawn from a pool of players so the leaderboard has thousands of them) in two
+processes at once, as two clients importing, its read models caught up meanwhile by a third, as
+a projector follows the store. At each size `bohnanza serve` is started on it and asked,
 over HTTP with one kept-alive client, `--requests` times each (medians):
 
 - the game list's first page, and a deep one (90% of the way down) by cursor, and the same deep
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import multiprocessing
 import os
 import statistics
 import subprocess
@@ -58,12 +60,41 @@ def played_games() -> list[list[ev.Event]]:
     ]
 
 
-def grow(url: str, played: list[list[ev.Event]], start: int, stop: int) -> float:
+def grow(
+    url: str, played: list[list[ev.Event]], start: int, stop: int, processes: int = 2
+) -> float:
     """Store games `start` to `stop` (each a played game under other seat names) and catch the
-    read models up; the seconds it took."""
+    read models up; the seconds it took. The games are stored by `processes` processes at once,
+    as that many clients importing records would (each takes every `processes`-th game), while
+    this one catches the read models up beside them, as a projector follows a store."""
     began = time.perf_counter()
+    with Bohnanza.from_url(url):
+        pass  # the store's tables, made before the processes that store open it
+    # Forked before this process opens the store (no connection crosses the fork), so that each
+    # shares the games simulated already.
+    forking = multiprocessing.get_context("fork")
+    storing = [
+        forking.Process(target=_store, args=(url, played, start + first, stop, processes))
+        for first in range(processes)
+    ]
+    for process in storing:
+        process.start()
     with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
-        for number in range(start, stop):
+        while any(process.is_alive() for process in storing):
+            if not projector.catch_up(batch_size=5000):
+                time.sleep(0.2)
+        for process in storing:
+            process.join()
+            if process.exitcode != 0:
+                raise RuntimeError(f"a process storing games ended with {process.exitcode}")
+        projector.catch_up(batch_size=5000)
+    return time.perf_counter() - began
+
+
+def _store(url: str, played: list[list[ev.Event]], first: int, stop: int, step: int) -> None:
+    """Store games `first`, `first + step`, … before `stop`, as an import stores a record."""
+    with Bohnanza.from_url(url) as app:
+        for number in range(first, stop, step):
             facts = played[number % len(played)]
             started = facts[0]
             assert isinstance(started, ev.GameStarted)
@@ -71,10 +102,6 @@ def grow(url: str, played: list[list[ev.Event]], start: int, stop: int) -> float
                 f"P{(number * 7 + seat * 1_009) % PLAYERS}" for seat in range(len(started.seats))
             )
             app.record_game([dataclasses.replace(started, seats=seats), *facts[1:]])
-            if number % 1000 == 999:
-                projector.catch_up(batch_size=5000)
-        projector.catch_up(batch_size=5000)
-    return time.perf_counter() - began
 
 
 @dataclasses.dataclass
