@@ -79,15 +79,20 @@ def grow(
     ]
     for process in storing:
         process.start()
-    with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
-        while any(process.is_alive() for process in storing):
-            if not projector.catch_up(batch_size=5000):
-                time.sleep(0.2)
-        for process in storing:
+    try:
+        with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
+            while any(process.is_alive() for process in storing):
+                if not projector.catch_up(batch_size=5000):
+                    time.sleep(0.2)
+            for process in storing:
+                process.join()
+                if process.exitcode != 0:
+                    raise RuntimeError(f"a process storing games ended with {process.exitcode}")
+            projector.catch_up(batch_size=5000)
+    finally:
+        for process in storing:  # none left behind if this one failed
+            process.kill()
             process.join()
-            if process.exitcode != 0:
-                raise RuntimeError(f"a process storing games ended with {process.exitcode}")
-        projector.catch_up(batch_size=5000)
     return time.perf_counter() - began
 
 
