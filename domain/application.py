@@ -454,7 +454,7 @@ class Bohnanza(Application[UUID]):
                 continue
             if corrected is not None:
                 self._keep_corrected(game_id, corrected)
-            self._snapshot(game_id, before, game.version)
+            self._snapshot(game_id, before, game.version, game if corrected is None else None)
             return _outcome(game, facts, recordings)
         raise Conflict(f"the game kept changing; {COMMAND_RETRIES} attempts failed", None)
 
@@ -517,15 +517,21 @@ class Bohnanza(Application[UUID]):
         if applied is not None:
             raise KeyUsed.of(game_id, request_key, applied)
 
-    def _snapshot(self, game_id: UUID, before: int, after: int) -> None:
+    def _snapshot(self, game_id: UUID, before: int, after: int, stored: Game | None = None) -> None:
         """Snapshot every `snapshot_interval`-th version this command reached. Best effort: the
-        command is stored already, and a snapshot only makes later loads faster."""
+        command is stored already, and a snapshot only makes later loads faster. `stored`: the
+        game as the command left it, stored; a snapshot at its version is taken of it in memory
+        (the library's `take_snapshot` would load that many events to make the same one)."""
         for version in range(before + 1, after + 1):
-            if version % self.snapshot_interval == 0:
-                try:
-                    self.take_snapshot(game_id, version=version, projector_func=project_game)
-                except PersistenceError:
-                    log.warning("snapshot of game %s at version %d failed", game_id, version)
+            if version % self.snapshot_interval != 0:
+                continue
+            if stored is not None and version == stored.version:
+                self._put_snapshot(self._snapshot_of(stored))
+                continue
+            try:
+                self.take_snapshot(game_id, version=version, projector_func=project_game)
+            except PersistenceError:
+                log.warning("snapshot of game %s at version %d failed", game_id, version)
 
     def _snapshot_of(self, game: Game) -> Any:
         """A snapshot of the game as it is in memory, as the library's `take_snapshot` makes

@@ -229,6 +229,33 @@ def test_snapshots_are_taken_every_interval_and_restore_the_exact_state(
         assert restored.state == fold(recorded.facts[: snapshot.originator_version])
 
 
+def test_every_snapshot_is_the_stored_game_at_its_version_taken_in_memory_or_loaded(
+    app: Bohnanza, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(app, "snapshot_interval", 7)  # many, some reached mid-command
+    loaded: list[int | None] = []
+    take_snapshot = app.take_snapshot
+
+    def counted(game_id: UUID, version: int | None = None, **kwargs: Any) -> None:
+        loaded.append(version)
+        take_snapshot(game_id, version=version, **kwargs)
+
+    monkeypatch.setattr(app, "take_snapshot", counted)
+    game_id, facts = play_complete_game(app, SEATS, seed=2024)
+
+    snapshots = list(app.snapshots.get(game_id))
+    versions = [snapshot.originator_version for snapshot in snapshots]
+    assert versions == list(range(7, len(facts) + 1, 7))
+    assert 0 < len(loaded) < len(versions) / 2  # most taken of the game in memory
+    stored = app.events.get(game_id)
+    timestamps = {event.originator_version: event.timestamp for event in stored}
+    for snapshot in snapshots:
+        restored = snapshot.mutate(None)
+        version = snapshot.originator_version
+        assert (restored.version, restored.state) == (version, fold(facts[:version]))
+        assert (restored.created_on, restored.modified_on) == (timestamps[1], timestamps[version])
+
+
 def test_snapshots_name_the_game_by_its_explicit_topic(recorded: RecordedGame) -> None:
     topics = {s.topic for s in recorded.app.snapshots.get(recorded.game_id)}
 
@@ -789,7 +816,7 @@ def test_a_failed_snapshot_leaves_the_stored_command_standing(
     def broken(*args: Any, **kwargs: Any) -> None:
         raise OperationalError("the snapshot store is down")
 
-    monkeypatch.setattr(app, "take_snapshot", broken)
+    monkeypatch.setattr(app.snapshots, "put", broken)
     outcome = app.start_game(["Ana", "Ben", "Cleo"], seed=3)
     state = fold(outcome.facts)
     while outcome.version < SNAPSHOT_INTERVAL:
