@@ -112,6 +112,11 @@ class BohnanzaApi(Api):
         """flask-smorest's default responses, registered when the document is first used."""
         self._undocumented.append(super()._register_responses)
 
+    def _register_etag_headers(self) -> None:
+        """flask-smorest's ETag parameters, registered when the document is first used: they
+        read `spec`, which would complete the document (the default responses first) at once."""
+        self._undocumented.append(super()._register_etag_headers)
+
     def _register_pagination_header(self) -> None:
         """No endpoint pages the flask-smorest way (the game list pages by offset): no
         pagination header in the document."""
