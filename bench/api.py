@@ -279,8 +279,9 @@ def on_cpus(cpus: set[int] | None) -> Iterator[None]:
 Passes = dict[str, tuple[Pass, Pass]]
 """One server's passes, by client: the commands, and the empty route."""
 
-MINIMAL = "Prefer: return=minimal"
-"""The header that asks for a command's answer without the caller's view (docs/reference)."""
+MINIMAL = "return=minimal"
+"""The `Prefer` header's value that asks for a command's answer without the caller's view
+(docs/reference/http-api.md)."""
 MINIMAL_PASS = "libcurl, return=minimal"
 
 
@@ -341,7 +342,7 @@ def _report_round_trips(runs: list[tuple[Pass, Pass]], target: str) -> None:
 def _report_minimal(runs: list[tuple[Pass, Pass]]) -> None:
     """The same client's commands sent with `Prefer: return=minimal` (no view in the answer, in a
     pass of their own on the same server): their own work against the same floor."""
-    print(f"   the same commands with `{MINIMAL}` (the answer without the caller's view):")
+    print(f"   the same commands with `Prefer: {MINIMAL}` (the answer without the caller's view):")
     direct_ms, http_ms = _report([minimal for minimal, _ in runs], "HTTP, minimal answer")
     floor_ms = statistics.median(statistics.median(floor.http) for _, floor in runs) * 1000
     print(
@@ -408,9 +409,7 @@ def _round_trips(game: BotGame, cpus: tuple[int, int] | None) -> Passes:
                 floor = _alternate(game, app, remote, connection, FLOOR_PATH)
                 connection.close()
                 if number == 1:  # the answer without the view, on the same server
-                    minimal = connect(base)
-                    assert isinstance(minimal, LibcurlConnection)
-                    minimal.headers.append(MINIMAL)
+                    minimal = LibcurlConnection(base, f"Prefer: {MINIMAL}")
                     passes[MINIMAL_PASS] = (
                         _alternate(game, app, HttpGame(client, game), minimal),
                         floor,
@@ -457,7 +456,7 @@ def in_process(games: list[BotGame]) -> None:
                 for number, game in enumerate((games[0], *games)):
                     command = _in_process_pass(app, direct, game)
                     floor = _in_process_pass(app, direct, game, FLOOR_PATH)
-                    short = _in_process_pass(app, direct, game, prefer="return=minimal")
+                    short = _in_process_pass(app, direct, game, prefer=MINIMAL)
                     if number > 0:  # the first game only warms both sides up
                         passes.append((command, floor))
                         minimal.append(short)
@@ -475,7 +474,7 @@ def in_process(games: list[BotGame]) -> None:
     )
     direct_ms, request_ms = _report(minimal, "WSGI, minimal answer")
     print(
-        f"   with `{MINIMAL}` (no view in the answer), the command's own work"
+        f"   with `Prefer: {MINIMAL}` (no view in the answer), the command's own work"
         f" {request_ms - direct_ms - floor_ms:.3f} ms"
     )
 
