@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
@@ -33,6 +33,11 @@ class QueryInteger(fields.Integer):
     """An integer query parameter: ASCII digits only, as a URL writes a number (Python would
     also read `+1`, ` 1` or full-width digits), at most LARGEST_QUERY_INTEGER, which the
     OpenAPI document says (as `maximum`) for every one."""
+
+    default_error_messages: ClassVar[dict[str, str]] = {  # marshmallow merges them
+        "invalid": "Not a valid integer: a number in the query is written in the digits 0-9 "
+        "alone (no sign, space or point)."
+    }
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

@@ -215,14 +215,19 @@ def test_an_integer_past_the_bound_is_a_422_naming_it(client: FlaskClient) -> No
     assert list(body["errors"]["query"]) == ["after_position"]
 
 
-@pytest.mark.parametrize("written", ["%2B1", "%201", "%EF%BC%91", "1.0", "0x1"])
+@pytest.mark.parametrize("written", ["%2B1", "-1", "%201", "%EF%BC%91", "1.0", "0x1", "ten"])
 def test_a_number_in_the_query_is_written_in_ascii_digits(
     client: FlaskClient, written: str
 ) -> None:
     response = client.get(f"/api/games?limit={written}")
 
     body = assert_envelope(response, 422, "validation_error")
-    assert list(body["errors"]["query"]) == ["limit"]
+    assert body["errors"]["query"] == {
+        "limit": [
+            "Not a valid integer: a number in the query is written in the digits 0-9 alone "
+            "(no sign, space or point)."
+        ]
+    }
 
 
 def test_the_game_list_filters_by_player_status_and_ruleset(
