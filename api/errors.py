@@ -8,6 +8,7 @@ request bodies or tokens) and answered with a plain 500.
 from __future__ import annotations
 
 import logging
+import re
 import zlib
 from copy import deepcopy
 from typing import Any
@@ -18,6 +19,7 @@ from gunicorn.http.errors import NoMoreData, ParseException
 from sqlalchemy import exc as sql_errors
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 from werkzeug.exceptions import NotFound as NoSuchPath
+from werkzeug.routing import UUIDConverter
 
 from domain.deadline import DeadlinePassed
 from domain.limits import RECORD_BYTES, LimitReached
@@ -141,11 +143,42 @@ def _http_error(error: HTTPException) -> Response:
         message = "The request body is not valid JSON."
     if isinstance(data, dict) and "message" in data:  # one of the body parser's own (a 400)
         message = data["message"]
+    if status == 404 and request.url_rule is None:
+        message = unrouted(request.path) or message
     response = envelope(status, HTTP_CODES.get(status, "http_error"), message, errors)
     for name, value in error.get_headers():  # e.g. the methods a 405 allows
         if name.lower() != "content-type":
             response.headers[name] = value
     return response
+
+
+_GAME_PATH = re.compile(r"/api/games/(?P<game>[^/]+)(?P<rest>/.*)?")
+_NUMBERED = re.compile(r"/(?P<what>steps|annotations)/(?P<number>[^/]+)")
+"""Where a game's path names a step or a note by number."""
+_UUID = re.compile(UUIDConverter.regex)
+_COUNT = re.compile(r"[1-9][0-9]*")
+"""A step's or a note's number, as the routes take it (api/app.py's CountConverter)."""
+_COUNTED = {
+    "steps": "no step {!r}: steps are counted from 1 (step 1 is the game's start)",
+    "annotations": "no note {!r}: a game's notes are counted from 1",
+}
+
+
+def unrouted(path: str) -> str | None:
+    """What a 404 for a path no route takes can say about it, where the path names a game by
+    something that is no game id, or a step or a note by something that is no number counted
+    from 1 (None for any other path: the general message)."""
+    match = _GAME_PATH.fullmatch(path)
+    if match is None:
+        return None
+    game = match["game"]
+    if not _UUID.fullmatch(game):
+        return f"no game {game[:40]!r}: a game's id is a UUID, as GET /api/games lists them"
+    numbered = _NUMBERED.fullmatch(match["rest"] or "")
+    if numbered is not None and not _COUNT.fullmatch(numbered["number"]):
+        said = _COUNTED[numbered["what"]].format(numbered["number"][:40])
+        return f"{said}, written in the digits 0-9 without leading zeros"
+    return None
 
 
 def _bohnanza_error(error: BohnanzaError) -> Response:

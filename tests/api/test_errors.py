@@ -633,8 +633,21 @@ def test_an_unknown_path_is_a_404_envelope(client: FlaskClient) -> None:
     assert_envelope(client.get("/api/nothing-here"), 404, "not_found")
 
 
-def test_a_game_id_that_is_no_uuid_is_a_404(client: FlaskClient) -> None:
-    assert_envelope(client.get("/api/games/not-a-uuid"), 404, "not_found")
+@pytest.mark.parametrize("path", ["/api/games/not-a-uuid", "/api/games/not-a-uuid/view"])
+def test_a_game_id_that_is_no_uuid_is_a_404_saying_so(client: FlaskClient, path: str) -> None:
+    body = assert_envelope(client.get(path), 404, "not_found")
+
+    assert body["message"] == (
+        "no game 'not-a-uuid': a game's id is a UUID, as GET /api/games lists them"
+    )
+
+
+def test_a_path_under_a_game_that_no_route_takes_gets_the_general_404(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    body = assert_envelope(client.get(f"{game.url}/nothing-here"), 404, "not_found")
+
+    assert body["message"].startswith("The requested URL was not found on the server.")
 
 
 def test_a_wrong_method_is_a_405_envelope(client: FlaskClient, game: CreatedGame) -> None:

@@ -431,7 +431,15 @@ def test_a_step_or_note_number_below_1_or_with_leading_zeros_is_a_404_whatever_t
 
     answer = client.open(f"{game.url}/{path}", method=method, json={"text": "x"})
 
-    assert_envelope(answer, 404, "not_found")
+    body = assert_envelope(answer, 404, "not_found")
+    number = path.split("/")[1]
+    assert body["message"] == (
+        f"no step {number!r}: steps are counted from 1 (step 1 is the game's start), written "
+        "in the digits 0-9 without leading zeros"
+        if path.startswith("steps")
+        else f"no note {number!r}: a game's notes are counted from 1, written in the digits 0-9 "
+        "without leading zeros"
+    )
 
 
 def test_a_note_without_a_token_or_a_guest_name_is_unauthorized(client, finished):
