@@ -421,15 +421,26 @@ AFTER_POSITION = {
 }
 
 
-class ViewQuerySchema(Schema):
-    perspective = fields.String(
-        validate=validate.OneOf(["auditor"]),
+AUDITOR_ONLY = (
+    "Must be 'auditor' (every card). A seat's view is the one its token opens: send "
+    "'Authorization: Bearer <the seat's token>' without a perspective."
+)
+
+
+def perspective_field() -> fields.String:
+    """The `perspective` query parameter: the auditor's (a seat's is its token's)."""
+    return fields.String(
+        validate=validate.OneOf(["auditor"], error=AUDITOR_ONLY),
         metadata={
             "description": "auditor: every card (hands, the draw pile's order, the seed). Open "
             "to everyone once the game is over; before, only with the server's auditor secret "
-            "(X-Auditor-Token)"
+            "(X-Auditor-Token). A seat's view is the one its token opens"
         },
     )
+
+
+class ViewQuerySchema(Schema):
+    perspective = perspective_field()
     seat = QueryInteger(
         metadata={
             "description": "Ask for a seat's view: that seat's token may, and the host's in a "
@@ -1033,14 +1044,7 @@ class HealthSchema(Schema):
 
 
 class PerspectiveQuerySchema(Schema):
-    perspective = fields.String(
-        validate=validate.OneOf(["auditor"]),
-        metadata={
-            "description": "auditor: every card (hands, the draw pile's order, the seed). Open "
-            "to everyone once the game is over; before, only with the server's auditor secret "
-            "(X-Auditor-Token)"
-        },
-    )
+    perspective = perspective_field()
 
 
 class LiveQuerySchema(PerspectiveQuerySchema):

@@ -422,6 +422,21 @@ def test_a_guest_may_leave_a_public_note_on_a_finished_game_but_not_a_running_on
     assert added.get_json()["author"]["role"] == "guest"
 
 
+@pytest.mark.parametrize("path", ["view", "steps/3", "steps", "comparison"])
+def test_a_seat_s_perspective_asked_by_name_is_a_422_pointing_to_its_token(client, finished, path):
+    game, _ = finished
+
+    answer = client.get(f"{game.url}/{path}", query_string={"perspective": "seat-1"})
+
+    body = assert_envelope(answer, 422, "validation_error")
+    assert body["errors"]["query"] == {
+        "perspective": [
+            "Must be 'auditor' (every card). A seat's view is the one its token opens: send "
+            "'Authorization: Bearer <the seat's token>' without a perspective."
+        ]
+    }
+
+
 @pytest.mark.parametrize("path", ["annotations/0", "annotations/00", "steps/0", "steps/007"])
 @pytest.mark.parametrize("method", ["GET", "PATCH", "DELETE"])
 def test_a_step_or_note_number_below_1_or_with_leading_zeros_is_a_404_whatever_the_method(
