@@ -241,7 +241,14 @@ class CommandSchema(Schema):
             "for known ones; an accept may leave them out when its offer's wants decide"
         },
     )
-    to = integer(metadata={"description": "offer: the seat offered to"}, **SEAT_NUMBER)
+    to = integer(
+        metadata={"description": "offer: the seat offered to"},
+        error_messages={
+            "invalid": "Not a valid integer: an offer goes to one seat, named by its number "
+            "(a legal offer range's `to` lists the seats it may go to)."
+        },
+        **SEAT_NUMBER,
+    )
     hand = fields.List(
         integer(**INDEX),
         metadata={

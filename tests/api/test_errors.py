@@ -192,6 +192,20 @@ def test_a_command_number_that_is_no_json_integer_is_a_422_not_read_as_one(
     assert body["errors"]["json"] == {"field": ["Not a valid integer."]}
 
 
+def test_an_offer_to_a_list_of_seats_is_a_422_saying_an_offer_goes_to_one(
+    client: FlaskClient, game: CreatedGame
+) -> None:
+    response = command(client, game, game.seat(0), type="offer", to=[1], hand=[0], wants=[])
+
+    body = assert_envelope(response, 422, "validation_error")
+    assert body["errors"]["json"] == {
+        "to": [
+            "Not a valid integer: an offer goes to one seat, named by its number (a legal "
+            "offer range's `to` lists the seats it may go to)."
+        ]
+    }
+
+
 @pytest.mark.parametrize(
     "extra",
     [{"seed": 1.5}, {"seed": "1"}, {"start_seat": 1.7}, {"start_seat": "1"}],
