@@ -7,7 +7,7 @@ import random
 
 import click
 
-from domain.bots import BOTS, Table
+from domain.bots import BOTS, NAMES, Table
 from domain.rules import events as ev
 from domain.rules.errors import BohnanzaError, NotFound
 from domain.rules.evolve import fold
@@ -54,6 +54,12 @@ def play(
         raise click.BadParameter(
             f"{players!r} has an empty name (seat {names.index('')}); name every seat, "
             "e.g. Ana,Ben,Cleo",
+            param_hint="--players",
+        )
+    if len(names) == 1 and names[0].isdigit():  # `--players 3`: a count, where names go
+        raise click.BadParameter(
+            f"takes the seats' names, not how many: e.g. --players "
+            f"{','.join(NAMES[: max(2, min(int(names[0]), len(NAMES)))])}",
             param_hint="--players",
         )
     kinds = [kind.strip() for kind in bots.split(",")]

@@ -74,6 +74,18 @@ def test_play_refuses_an_empty_seat_name_and_stores_nothing(run, players):
     assert "No games stored yet" in run("games").output
 
 
+@pytest.mark.parametrize(
+    ("count", "example"),
+    [("3", "Ana,Ben,Cleo"), ("1", "Ana,Ben"), ("9", "Ana,Ben,Cleo,Dan,Eve,Fay,Gus")],
+)
+def test_play_given_a_count_of_players_says_it_takes_their_names(run, count, example):
+    result = run("play", "--players", count)
+
+    assert result.exit_code == 2
+    assert f"takes the seats' names, not how many: e.g. --players {example}" in result.output
+    assert "No games stored yet" in run("games").output
+
+
 def test_an_ambiguous_part_of_an_id_is_refused_with_the_games_it_matches(run, tmp_path):
     ids = ["3a000000-0000-4000-8000-000000000001", "3b000000-0000-4000-8000-000000000002"]
     with Bohnanza.from_url(f"sqlite:///{tmp_path}/cli.sqlite3") as app:
