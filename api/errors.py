@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import re
 import zlib
+from collections.abc import Mapping
 from copy import deepcopy
 from typing import Any
 
@@ -19,7 +20,7 @@ from gunicorn.http.errors import NoMoreData, ParseException
 from sqlalchemy import exc as sql_errors
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 from werkzeug.exceptions import NotFound as NoSuchPath
-from werkzeug.routing import UUIDConverter
+from werkzeug.routing import BaseConverter
 
 from domain.deadline import DeadlinePassed
 from domain.limits import RECORD_BYTES, LimitReached
@@ -144,7 +145,7 @@ def _http_error(error: HTTPException) -> Response:
     if isinstance(data, dict) and "message" in data:  # one of the body parser's own (a 400)
         message = data["message"]
     if status == 404 and request.url_rule is None:
-        message = unrouted(request.path) or message
+        message = unrouted(request.path, current_app.url_map.converters) or message
     response = envelope(status, HTTP_CODES.get(status, "http_error"), message, errors)
     for name, value in error.get_headers():  # e.g. the methods a 405 allows
         if name.lower() != "content-type":
@@ -155,27 +156,25 @@ def _http_error(error: HTTPException) -> Response:
 _GAME_PATH = re.compile(r"/api/games/(?P<game>[^/]+)(?P<rest>/.*)?")
 _NUMBERED = re.compile(r"/(?P<what>steps|annotations)/(?P<number>[^/]+)")
 """Where a game's path names a step or a note by number."""
-_UUID = re.compile(UUIDConverter.regex)
-_COUNT = re.compile(r"[1-9][0-9]*")
-"""A step's or a note's number, as the routes take it (api/app.py's CountConverter)."""
 _COUNTED = {
     "steps": "no step {!r}: steps are counted from 1 (step 1 is the game's start)",
     "annotations": "no note {!r}: a game's notes are counted from 1",
 }
 
 
-def unrouted(path: str) -> str | None:
+def unrouted(path: str, converters: Mapping[str, type[BaseConverter]]) -> str | None:
     """What a 404 for a path no route takes can say about it, where the path names a game by
     something that is no game id, or a step or a note by something that is no number counted
-    from 1 (None for any other path: the general message)."""
+    from 1, as the routes' `uuid` and `count` converters read them (None for any other path:
+    the general message)."""
     match = _GAME_PATH.fullmatch(path)
     if match is None:
         return None
     game = match["game"]
-    if not _UUID.fullmatch(game):
+    if not re.fullmatch(converters["uuid"].regex, game):
         return f"no game {game[:40]!r}: a game's id is a UUID, as GET /api/games lists them"
     numbered = _NUMBERED.fullmatch(match["rest"] or "")
-    if numbered is not None and not _COUNT.fullmatch(numbered["number"]):
+    if numbered is not None and not re.fullmatch(converters["count"].regex, numbered["number"]):
         said = _COUNTED[numbered["what"]].format(numbered["number"][:40])
         return f"{said}, written in the digits 0-9 without leading zeros"
     return None
