@@ -56,7 +56,7 @@ def play(
             "e.g. Ana,Ben,Cleo",
             param_hint="--players",
         )
-    if len(names) == 1 and names[0].isdigit():  # `--players 3`: a count, where names go
+    if len(names) == 1 and names[0].isdecimal():  # `--players 3`: a count, where names go
         raise click.BadParameter(
             f"takes the seats' names, not how many: e.g. --players "
             f"{','.join(NAMES[: max(2, min(int(names[0]), len(NAMES)))])}",

@@ -86,6 +86,13 @@ def test_play_given_a_count_of_players_says_it_takes_their_names(run, count, exa
     assert "No games stored yet" in run("games").output
 
 
+def test_play_takes_a_digit_that_is_no_number_as_a_name(run):
+    result = run("play", "--players", "²")  # a digit to str.isdigit, not to int()
+
+    assert result.exit_code == 1
+    assert "rio-grande is for 2–7 players, not 1" in result.output
+
+
 def test_an_ambiguous_part_of_an_id_is_refused_with_the_games_it_matches(run, tmp_path):
     ids = ["3a000000-0000-4000-8000-000000000001", "3b000000-0000-4000-8000-000000000002"]
     with Bohnanza.from_url(f"sqlite:///{tmp_path}/cli.sqlite3") as app:
