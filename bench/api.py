@@ -13,14 +13,15 @@
    same passes then run with the standard library's `http.client`, whose own Python work (the
    answer's headers are parsed by the `email` package) adds about 0.1 ms to every request; its
    ratio is printed beside, without the target. Then the floor any endpoint pays before its
-   own work: a second pass on the same server sends the same requests to an empty route added to
-   the app (it reads the JSON body and answers `{"ok": true}`), alternating with the commands
-   directly on a fresh copy, so that each request meets the server as the commands did (idle for a
-   millisecond, its caches cooled by the client's work). A third pass with libcurl sends the
-   commands with `Prefer: return=minimal`, whose answer leaves out the caller's view: its own
-   work is printed against the same floor. A command's own work (the request less the command
-   and the floor) is printed against issue 25's target of 0.2 ms, with the view and without.
-   Both passes run in two layouts, alternately: (a) client and server share the machine's CPUs as
+   own work, beside each command: after the command's request and the command directly, the same
+   request goes to an empty route added to the app (it reads the JSON body and answers
+   `{"ok": true}`), then the command runs directly on a second copy, so that each request meets
+   the server as the others do (idle for a millisecond, its caches cooled by the client's work).
+   A second pass with libcurl sends the commands with `Prefer: return=minimal`, whose answer
+   leaves out the caller's view. A command's own work, request by request (the request less the
+   command directly and the empty route's request beside it; the median of those differences),
+   is printed against issue 25's target of 0.2 ms, with the view and without.
+   The passes run in two layouts, alternately: (a) client and server share the machine's CPUs as
    the scheduler places them, which on a 2-core machine often puts the server on the core the
    client has just used, so each fills the other's caches; (b) where the machine allows (Linux, 2
    CPUs or more), the client and its direct commands on one CPU and the server on another, as
@@ -65,7 +66,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import urlsplit, urlunsplit
 
@@ -253,14 +254,38 @@ def app_with_floor(config: dict[str, object] | None = None) -> Flask:
 
 @dataclass
 class Pass:
-    """One game's commands, each over HTTP then directly: the two sides' times, in seconds."""
+    """One game's commands, each sent as a request, then run directly on a copy of the game; then
+    the same request sent to the empty route, followed by the command directly on a second copy
+    (so that each request meets the server as the others do, its caches cooled by the client's
+    work). The four sides' times, in seconds, command by command."""
 
-    http: list[float]
-    direct: list[float]
+    request: list[float] = field(default_factory=list)
+    direct: list[float] = field(default_factory=list)
+    floor: list[float] = field(default_factory=list)
+    floor_direct: list[float] = field(default_factory=list)
 
     @property
     def ratio(self) -> float:
-        return statistics.median(self.http) / statistics.median(self.direct)
+        return statistics.median(self.request) / statistics.median(self.direct)
+
+    @property
+    def floor_ratio(self) -> float:
+        return statistics.median(self.floor) / statistics.median(self.floor_direct)
+
+    @property
+    def own(self) -> float:
+        """The command's own work in this pass, in seconds: the median, over its commands, of each
+        request less the same command directly and the empty route's request beside it."""
+        return statistics.median(
+            request - direct - floor
+            for request, direct, floor in zip(self.request, self.direct, self.floor, strict=True)
+        )
+
+    def add(self, request: float, direct: float, floor: float, floor_direct: float) -> None:
+        self.request.append(request)
+        self.direct.append(direct)
+        self.floor.append(floor)
+        self.floor_direct.append(floor_direct)
 
 
 def cpu_pair() -> tuple[int, int] | None:
@@ -286,8 +311,8 @@ def on_cpus(cpus: set[int] | None) -> Iterator[None]:
         os.sched_setaffinity(0, before)
 
 
-Passes = dict[str, tuple[Pass, Pass]]
-"""One server's passes, by client: the commands, and the empty route."""
+Passes = dict[str, Pass]
+"""One server's passes, by client."""
 
 MINIMAL = "return=minimal"
 """The `Prefer` header's value that asks for a command's answer without the caller's view
@@ -327,46 +352,55 @@ def _first_paragraph(text: str | None) -> str:
     return " ".join((text or "").split("\n\n")[0].split())
 
 
-def _report_round_trips(runs: list[tuple[Pass, Pass]], target: str) -> None:
-    commands = [command for command, _ in runs]
-    floors = [floor for _, floor in runs]
-    direct_ms, http_ms = _report(commands, "HTTP to gunicorn")
-    print(
-        f"   ratio                  {http_ms / direct_ms:>9.2f} ×   ({_ratios(commands)}){target}"
-    )
-    print("   the floor, in a pass on the same server: an empty route instead of the command")
-    floor_direct_ms, floor_ms = _report(floors, "HTTP, empty route")
-    print(f"   ratio                  {floor_ms / floor_direct_ms:>9.2f} ×   ({_ratios(floors)})")
-    own_ms = http_ms - direct_ms - floor_ms
-    print(
-        f"   so HTTP = the command ({direct_ms:.3f}) + the floor ({floor_ms:.3f}) + the command's"
-        f" own HTTP work ({own_work(own_ms)}:"
-    )
-    print("   the body's schema, the token, the caller's view and events, their JSON)")
+def _report_round_trips(runs: list[Pass], target: str) -> None:
+    direct_ms, http_ms = _report(runs, "HTTP to gunicorn")
+    ratios = _ratios(pass_.ratio for pass_ in runs)
+    print(f"   ratio                  {http_ms / direct_ms:>9.2f} ×   ({ratios}){target}")
+    print("   the floor, beside each command on the same server: its request to an empty route")
+    floor_direct_ms, floor_ms = _report(runs, "HTTP, empty route", floor=True)
+    floor_ratios = _ratios(pass_.floor_ratio for pass_ in runs)
+    print(f"   ratio                  {floor_ms / floor_direct_ms:>9.2f} ×   ({floor_ratios})")
+    print(f"   so the command's own HTTP work is {_own_work(runs)}:")
+    print("   the body's schema, the token, the caller's view and events, their JSON")
     print(
         f"   with no work of its own, a command would still take {1 + floor_ms / direct_ms:.2f} ×"
         " the baseline over HTTP"
     )
 
 
-def _report_minimal(runs: list[tuple[Pass, Pass]]) -> None:
+def _report_minimal(runs: list[Pass]) -> None:
     """The same client's commands sent with `Prefer: return=minimal` (no view in the answer, in a
-    pass of their own on the same server): their own work against the same floor."""
+    pass of their own on the same server, each beside its request to the empty route)."""
     print(f"   the same commands with `Prefer: {MINIMAL}` (the answer without the caller's view):")
-    direct_ms, http_ms = _report([minimal for minimal, _ in runs], "HTTP, minimal answer")
-    floor_ms = statistics.median(statistics.median(floor.http) for _, floor in runs) * 1000
+    direct_ms, http_ms = _report(runs, "HTTP, minimal answer")
+    _report(runs, "HTTP, empty route", floor=True)
     print(
-        f"   so its own HTTP work is {own_work(http_ms - direct_ms - floor_ms)}"
-        f" (ratio {http_ms / direct_ms:.2f} ×; {_ratios([minimal for minimal, _ in runs])})"
+        f"   ratio                  {http_ms / direct_ms:>9.2f} ×   ({_ratios(p.ratio for p in runs)})"
     )
+    print(f"   so its own HTTP work is {_own_work(runs)}")
 
 
-def _report(passes: list[Pass], label: str) -> tuple[float, float]:
-    """Print both sides' medians (the median of the games' medians) and p90s; return the medians."""
-    direct_ms = statistics.median(statistics.median(p.direct) for p in passes) * 1000
-    http_ms = statistics.median(statistics.median(p.http) for p in passes) * 1000
-    direct_p90 = _p90(t for p in passes for t in p.direct)
-    http_p90 = _p90(t for p in passes for t in p.http)
+def _own_work(runs: list[Pass]) -> str:
+    """A command's own work, request by request, against its target: each request less the same
+    command directly and the empty route's request beside it, the median of a game's commands
+    (then the median of the games'). Paired like this, the figure does not move with the
+    machine's moods between passes, as a difference of three separate medians would."""
+    own = [pass_.own for pass_ in runs]
+    games = ", ".join(f"{seconds * 1000:.3f}" for seconds in own)
+    return f"{own_work(statistics.median(own) * 1000)} (per game: {games} ms)"
+
+
+def _report(passes: list[Pass], label: str, *, floor: bool = False) -> tuple[float, float]:
+    """Print both sides' medians (the median of the games' medians) and p90s, of the commands'
+    requests or (`floor`) of the empty route's; return the medians."""
+
+    def sides(pass_: Pass) -> tuple[list[float], list[float]]:
+        return (pass_.floor_direct, pass_.floor) if floor else (pass_.direct, pass_.request)
+
+    direct_ms = statistics.median(statistics.median(sides(p)[0]) for p in passes) * 1000
+    http_ms = statistics.median(statistics.median(sides(p)[1]) for p in passes) * 1000
+    direct_p90 = _p90(t for p in passes for t in sides(p)[0])
+    http_p90 = _p90(t for p in passes for t in sides(p)[1])
     print(
         f"   Application.execute    {direct_ms:>9.3f} ms median   {direct_p90:>7.3f} ms p90  (baseline)"
     )
@@ -374,8 +408,8 @@ def _report(passes: list[Pass], label: str) -> tuple[float, float]:
     return direct_ms, http_ms
 
 
-def _ratios(passes: list[Pass]) -> str:
-    return "per game: " + ", ".join(f"{p.ratio:.2f}" for p in passes)
+def _ratios(ratios: Iterable[float]) -> str:
+    return "per game: " + ", ".join(f"{ratio:.2f}" for ratio in ratios)
 
 
 def _p90(times: Iterable[float]) -> float:
@@ -383,13 +417,12 @@ def _p90(times: Iterable[float]) -> float:
 
 
 def _round_trips(game: BotGame, cpus: tuple[int, int] | None) -> Passes:
-    """On one server, for each client in turn: the game's commands, each over HTTP then
-    directly; then the same requests to the empty route, each followed by the command directly
-    on a fresh copy of the game. With `cpus`, the client (and its direct commands) runs on the
-    first, the server on the second. The same passes run once first and are not counted: on a
-    new server and a new SQLite file both sides are slower for a while (the files grow, the
-    server's first requests load code), which would otherwise favour whichever client runs
-    first."""
+    """On one server, for each client in turn: the game's commands, each over HTTP, then
+    directly, then to the empty route, then directly on a second copy (`_alternate`). With
+    `cpus`, the client (and its direct commands) runs on the first, the server on the second. The
+    same pass runs once first and is not counted: on a new server and a new SQLite file both sides
+    are slower for a while (the files grow, the server's first requests load code), which would
+    otherwise favour whichever client runs first."""
     client_cpus, server_cpus = (None, None) if cpus is None else ({cpus[0]}, {cpus[1]})
     passes: Passes = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -413,47 +446,45 @@ def _round_trips(game: BotGame, cpus: tuple[int, int] | None) -> Passes:
             Bohnanza.from_url(f"sqlite:///{tmp}/direct.sqlite3") as app,
         ):
             for number, connect in enumerate((CONNECTIONS[0], *CONNECTIONS)):
-                remote = HttpGame(client, game)
                 connection = connect(base)
-                command = _alternate(game, app, remote, connection)
-                floor = _alternate(game, app, remote, connection, FLOOR_PATH)
+                command = _alternate(game, app, HttpGame(client, game), connection)
                 connection.close()
                 if number == 1:  # the answer without the view, on the same server
                     minimal = LibcurlConnection(base, f"Prefer: {MINIMAL}")
-                    passes[MINIMAL_PASS] = (
-                        _alternate(game, app, HttpGame(client, game), minimal),
-                        floor,
-                    )
+                    passes[MINIMAL_PASS] = _alternate(game, app, HttpGame(client, game), minimal)
                     minimal.close()
                 if number > 0:  # the first game only warms both sides up
-                    passes[connection.name] = (command, floor)
+                    passes[connection.name] = command
     return passes
 
 
-def _alternate(
-    game: BotGame, app: Bohnanza, remote: HttpGame, connection: Connection, path: str | None = None
-) -> Pass:
-    """Each of the game's commands over HTTP (to `path` if given), then directly on a new copy
-    of the game."""
-    times = Pass([], [])
-    local = game.start(app)
+def _alternate(game: BotGame, app: Bohnanza, remote: HttpGame, connection: Connection) -> Pass:
+    """Each of the game's commands over HTTP, then directly on a new copy of the game; then the
+    same request to the empty route, then the command directly on a second copy."""
+    times = Pass()
+    local, second = game.start(app), game.start(app)
     for command in game.commands:
         start = time.perf_counter()
-        remote.play_with(connection, command, path)
-        middle = time.perf_counter()
+        remote.play_with(connection, command)
+        requested = time.perf_counter()
         app.execute(local, command)
-        times.http.append(middle - start)
-        times.direct.append(time.perf_counter() - middle)
+        done = time.perf_counter()
+        remote.play_with(connection, command, FLOOR_PATH)
+        floored = time.perf_counter()
+        app.execute(second, command)
+        times.add(
+            requested - start, done - requested, floored - done, time.perf_counter() - floored
+        )
     return times
 
 
 def in_process(games: list[BotGame]) -> None:
     """c) The command route's own work in one process, no gunicorn and no sockets: the app's WSGI
-    function called with each request's environ built beforehand, alternating with the command
-    directly on a store of its own; then the same requests to the empty route. Far less noisy than
-    over HTTP, so the figure to compare when a change touches the request's Python (it leaves out
-    what only a server between requests pays: caches cooled by gunicorn's own work)."""
-    passes: list[tuple[Pass, Pass]] = []
+    function called with each request's environ built beforehand, each command's request beside
+    the command directly on a store of its own and the same request to the empty route. Far less
+    noisy than over HTTP, so the figure to compare when a change touches the request's Python (it
+    leaves out what only a server between requests pays: caches cooled by gunicorn's own work)."""
+    passes: list[Pass] = []
     minimal: list[Pass] = []
     with tempfile.TemporaryDirectory() as tmp:
         # No read models kept in the process: their catch-up runs in a thread of its own, off
@@ -465,10 +496,9 @@ def in_process(games: list[BotGame]) -> None:
             with Bohnanza.from_url(f"sqlite:///{tmp}/direct.sqlite3") as direct:
                 for number, game in enumerate((games[0], *games)):
                     command = _in_process_pass(app, direct, game)
-                    floor = _in_process_pass(app, direct, game, FLOOR_PATH)
                     short = _in_process_pass(app, direct, game, prefer=MINIMAL)
                     if number > 0:  # the first game only warms both sides up
-                        passes.append((command, floor))
+                        passes.append(command)
                         minimal.append(short)
         finally:
             app.extensions["bohnanza"].close()
@@ -476,59 +506,64 @@ def in_process(games: list[BotGame]) -> None:
         f"   c) in one process, the app's WSGI function called directly ({len(passes)} games,"
         " the same commands)"
     )
-    direct_ms, request_ms = _report([command for command, _ in passes], "WSGI, the command")
-    _, floor_ms = _report([floor for _, floor in passes], "WSGI, empty route")
+    _report(passes, "WSGI, the command")
+    _report(passes, "WSGI, empty route", floor=True)
+    print(f"   so the command's own work is {_own_work(passes)}")
+    _report(minimal, "WSGI, minimal answer")
+    _report(minimal, "WSGI, empty route", floor=True)
     print(
-        f"   so a request = the command ({direct_ms:.3f}) + the empty route ({floor_ms:.3f}) + the"
-        f" command's own work ({own_work(request_ms - direct_ms - floor_ms)})"
-    )
-    direct_ms, request_ms = _report(minimal, "WSGI, minimal answer")
-    print(
-        f"   with `Prefer: {MINIMAL}` (no view in the answer), the command's own work"
-        f" {own_work(request_ms - direct_ms - floor_ms)}"
+        f"   with `Prefer: {MINIMAL}` (no view in the answer), the command's own work is"
+        f" {_own_work(minimal)}"
     )
 
 
 def _in_process_pass(
-    app: Flask,
-    direct: Bohnanza,
-    game: BotGame,
-    path: str | None = None,
-    prefer: str | None = None,
+    app: Flask, direct: Bohnanza, game: BotGame, prefer: str | None = None
 ) -> Pass:
-    """The game's commands as requests to the app's WSGI function (to `path` if given; with a
-    `Prefer` header if `prefer`), each followed by the command directly on a new copy of the
-    game (`Pass.http`: the requests)."""
+    """The game's commands as requests to the app's WSGI function (with a `Prefer` header if
+    `prefer`), each followed by the command directly on a new copy of the game, the same
+    request to the empty route and the command directly on a second copy."""
     created = app.test_client().post("/api/games", json=game.request()).get_json()
-    url = path or f"/api/games/{created['game_id']}/commands"
+    url = f"/api/games/{created['game_id']}/commands"
     tokens = [f"Bearer {seat['token']}" for seat in created["seats"]]
-    local = game.start(direct)
-    times = Pass([], [])
+    local, second = game.start(direct), game.start(direct)
+    times = Pass()
     answered: list[str] = []
 
     def start_response(status: str, headers: object, exc_info: object = None) -> None:
         answered.append(status)
 
-    for command in game.commands:
-        body = command.to_dict()
-        seat = body.pop("seat")
-        environ = EnvironBuilder(
-            path=url,
-            method="POST",
-            data=json.dumps(body),
-            content_type="application/json",
-            headers={"Authorization": tokens[seat], **({"Prefer": prefer} if prefer else {})},
-        ).get_environ()
-        start = time.perf_counter()
+    def call(environ: dict[str, object]) -> None:
         answer = app(environ, start_response)
         b"".join(answer)
         answer.close()  # type: ignore[attr-defined]  # werkzeug's answers can be closed
-        middle = time.perf_counter()
+
+    for command in game.commands:
+        body = command.to_dict()
+        seat = body.pop("seat")
+        command_request, floor_request = (
+            EnvironBuilder(
+                path=path,
+                method="POST",
+                data=json.dumps(body),
+                content_type="application/json",
+                headers={"Authorization": tokens[seat], **({"Prefer": prefer} if prefer else {})},
+            ).get_environ()
+            for path in (url, FLOOR_PATH)
+        )
+        start = time.perf_counter()
+        call(command_request)
+        requested = time.perf_counter()
         direct.execute(local, command)
-        times.http.append(middle - start)
-        times.direct.append(time.perf_counter() - middle)
-        if not answered[-1].startswith("200"):
-            raise RuntimeError(f"{body} was answered {answered[-1]}")
+        done = time.perf_counter()
+        call(floor_request)
+        floored = time.perf_counter()
+        direct.execute(second, command)
+        times.add(
+            requested - start, done - requested, floored - done, time.perf_counter() - floored
+        )
+        if not all(status.startswith("200") for status in answered[-2:]):
+            raise RuntimeError(f"{body} was answered {answered[-2:]}")
     return times
 
 
