@@ -150,9 +150,16 @@ def decide_correction(facts: Sequence[ev.Event], command: cmd.Correct | cmd.Undo
 
 
 def _undo(found: list[Entry]) -> tuple[cmd.Change, ...]:
-    """Take back the last entry (the host's: a seat's note is its own)."""
+    """Take back the last entry (the host's: a seat's note is its own; the deal is corrected,
+    never taken back)."""
     for index in range(len(found) - 1, -1, -1):
-        if not isinstance(found[index].command, cmd.NoteHand):
+        command = found[index].command
+        if isinstance(command, cmd.Deal):
+            raise MalformedCommand(
+                f"the last entry is the deal (entry {index}), which is corrected, not taken back: "
+                f"send a correction that replaces entry {index} with the hands as dealt"
+            )
+        if not isinstance(command, cmd.NoteHand):
             return (cmd.Change(index, cmd.DELETE),)
     raise MalformedCommand("nothing has been entered yet: there is no entry to take back")
 

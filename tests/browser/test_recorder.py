@@ -321,6 +321,24 @@ def test_undo_takes_back_the_last_entry_in_one_tap(pages: Pages, site: Site) -> 
     assert view["planted_this_turn"] == 0
 
 
+def test_undo_waits_for_an_entry_after_the_deal_which_is_corrected_instead(
+    pages: Pages, site: Site
+) -> None:
+    recorder = create(pages, site, names="Ana, Ben, Cleo", known=True)
+    page = recorder.page
+    assert page.is_disabled("#undo")  # nothing entered yet
+    for hand in DEAL:
+        for bean in hand:
+            page.click(f".palette button[data-bean='{bean}']")
+    recorder.entered("#enter-deal")
+
+    assert page.is_disabled("#undo")
+    assert "correct it from the entries" in (page.get_attribute("#undo", "title") or "")
+
+    recorder.entered("#plant-front")
+    assert not page.is_disabled("#undo")
+
+
 def test_a_harvest_worth_nothing_asks_first(pages: Pages, site: Site) -> None:
     recorder = create(pages, site, names="Ana, Ben, Cleo")
     page = recorder.page

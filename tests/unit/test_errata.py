@@ -98,6 +98,17 @@ def test_deleting_the_deal_is_refused() -> None:
         decide_correction(TABLETOP, cmd.Correct((cmd.Change(0, cmd.DELETE),)))
 
 
+def test_an_undo_right_after_the_deal_is_refused_saying_the_deal_is_corrected_instead() -> None:
+    dealt = TABLETOP[: entries(TABLETOP, tabletop=True)[0].stop]
+    with pytest.raises(MalformedCommand, match=r"the last entry is the deal .* replaces entry 0"):
+        decide_correction(dealt, cmd.Undo())
+
+
+def test_an_undo_before_anything_was_entered_is_refused_saying_so() -> None:
+    with pytest.raises(MalformedCommand, match="nothing has been entered yet"):
+        decide_correction(TABLETOP[:1], cmd.Undo())
+
+
 def test_a_missing_entry_is_inserted_and_an_extra_one_deleted() -> None:
     stream = TABLETOP[: entries(TABLETOP, tabletop=True)[60].stop]
     found = entries(stream, tabletop=True)

@@ -396,9 +396,14 @@ function render() {
   else fill(ui.message);
   fill(ui.panel, state.correcting ? correctionPanel() : entryPanel());
   fill(ui.entries, entriesView());
+  // What an undo takes back: the host's last entry (a seat's note is its own). The deal is
+  // corrected from the entries, never taken back, so the button waits for a later entry.
+  const last = state.entries.findLast((entry) => entry.command.type !== "note-hand");
+  const undoable = last !== undefined && last.command.type !== "deal";
+  const undoTitle = undoable ? last.text : last ? "The deal is not undone: correct it from the entries" : "";
   fill(
     ui.bar,
-    h("button", { type: "button", id: "undo", class: "undo", disabled: !state.entries.length || state.busy, onclick: undo, title: state.entries.at(-1)?.text ?? "" }, "↶ Undo last entry"),
+    h("button", { type: "button", id: "undo", class: "undo", disabled: !undoable || state.busy, onclick: undo, title: undoTitle }, "↶ Undo last entry"),
     h("button", { type: "button", id: "to-entries", onclick: () => ui.entries.scrollIntoView({ block: "start" }) }, `Entries (${state.entries.length})`),
   );
 }
