@@ -30,6 +30,13 @@ recorder must say which card each gave (entry 549 is its acceptance)."""
 FORGOTTEN = 624
 """After the end the table remembers a harvest of Ben's third field before this entry: it changes
 the winner from Ben (a tie on 22 broken by hand size) to Cleo."""
+PAST_THE_PILE = commands_from_facts(
+    redecide(simulate("rio-grande", 4, seed=485), tabletop=True), tabletop=True
+)
+"""A complete 4-player game between bots (Ben starts) as a host who enters every hand records it."""
+RESHUFFLED = 630
+"""Entry of Cleo's reveal when the draw pile holds one card: the second comes off the discards,
+shuffled into a new draw pile (RULES §10.9)."""
 
 
 class Recorder:
@@ -337,6 +344,26 @@ def test_undo_waits_for_an_entry_after_the_deal_which_is_corrected_instead(
 
     recorder.entered("#plant-front")
     assert not page.is_disabled("#undo")
+
+
+def test_a_reveal_past_the_end_of_the_draw_pile_names_the_rest_from_the_discards(
+    pages: Pages, site: Site
+) -> None:
+    recorder = create(pages, site, names="Ana, Ben, Cleo, Dan", start="1", known=True)
+    recorder.post(PAST_THE_PILE[:RESHUFFLED])
+    reveal = PAST_THE_PILE[RESHUFFLED]
+    assert isinstance(reveal, cmd.Reveal)
+    assert reveal.cards is not None
+    last, first_of_the_new_pile = reveal.cards
+    page = recorder.page
+    offered = "#reveal-beans button:not([disabled])"
+
+    assert page.eval_on_selector_all(offered, "bs => bs.map(b => b.dataset.bean)") == [last]
+    page.click(f"#reveal-beans button[data-bean='{last}']")
+    assert len(page.query_selector_all(offered)) > 1  # the discards' beans
+    recorder.entered(f"#reveal-beans button[data-bean='{first_of_the_new_pile}']")
+
+    assert recorder.view()["revealed"] == list(reveal.cards)
 
 
 def test_a_harvest_worth_nothing_asks_first(pages: Pages, site: Site) -> None:

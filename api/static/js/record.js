@@ -259,10 +259,22 @@ function possibleBeans(pile) {
   return new Set(Object.keys(found?.beans ?? {}));
 }
 
-/** The beans a card off the draw pile may be now. */
-function pileBeans() {
-  if (unknownHands()) return possibleBeans(view().unseen.at(-1).pile);
-  return new Set(view().draw_pile.cards ?? state.ruleset.beans);
+/**
+ * The beans the next card turned up or drawn may be, once the cards `named` so far in this entry
+ * (in order) are taken: the draw pile's while it lasts (with unknown hands, the beans of it nobody
+ * has seen), then the discard pile's, which becomes the new draw pile when the pile runs out in
+ * the middle of the entry (RULES §10.9). Every bean, where the page is not shown the pile.
+ */
+function nextPileBeans(named) {
+  const v = view();
+  const size = v.draw_pile.size;
+  const past = named.length >= size;
+  let cards;
+  if (past) cards = v.discard_pile.cards && Counter(v.discard_pile.cards);
+  else cards = unknownHands() ? new Map(Object.entries(v.unseen.at(-1).beans)) : v.draw_pile.cards && Counter(v.draw_pile.cards);
+  if (!cards) return new Set(state.ruleset.beans);
+  for (const bean of named.slice(past ? size : 0)) cards.set(bean, (cards.get(bean) ?? 0) - 1);
+  return new Set([...cards].filter(([, count]) => count > 0).map(([bean]) => bean));
 }
 
 /** The front card of the active seat: its bean, or null when nobody has seen it. */
@@ -561,27 +573,14 @@ function chanceCount(kind) {
 
 function revealSection(seat) {
   const owed = chanceCount("reveal");
-  const named = Counter(state.buffer);
-  const possible = pileBeans();
   return h(
     "section",
     { "aria-labelledby": "reveal-title" },
     h("h3", { id: "reveal-title" }, `${seatName(seat)} turns up ${plural(owed, "card")}: tap them in order`),
     cardBuffer(owed),
-    beanGrid((bean) => addCard(bean, "reveal", seat, owed), { allowed: new Set([...possible].filter((bean) => !exhausted(bean, named))), id: "reveal-beans", label: "Cards turned up" }),
+    beanGrid((bean) => addCard(bean, "reveal", seat, owed), { allowed: nextPileBeans(state.buffer), id: "reveal-beans", label: "Cards turned up" }),
     bufferButtons("reveal", seat),
   );
-}
-
-/** Whether every card of this bean the pile may hold is named in the buffer already. */
-function exhausted(bean, named) {
-  if (unknownHands()) {
-    const found = view().unseen.at(-1).beans[bean] ?? 0;
-    return (named.get(bean) ?? 0) >= found;
-  }
-  const pile = view().draw_pile.cards;
-  if (!pile) return false;
-  return (named.get(bean) ?? 0) >= pile.filter((card) => card === bean).length;
 }
 
 function Counter(items) {
@@ -1000,13 +999,12 @@ function drawPanel() {
       h("button", { type: "button", class: "primary wide", id: "draw", onclick: () => send({ type: "draw", seat }) }, `${seatName(seat)} draws ${plural(state.ruleset.draw, "card")}`),
     ];
   }
-  const named = Counter(state.buffer);
   return h(
     "section",
     { "aria-labelledby": "draw-title" },
     h("h3", { id: "draw-title" }, `${seatName(seat)} draws ${plural(owed, "card")}: tap them in order`),
     cardBuffer(owed),
-    beanGrid((bean) => addCard(bean, "draw", seat, owed), { allowed: new Set([...pileBeans()].filter((bean) => !exhausted(bean, named))), id: "draw-beans", label: "Cards drawn" }),
+    beanGrid((bean) => addCard(bean, "draw", seat, owed), { allowed: nextPileBeans(state.buffer), id: "draw-beans", label: "Cards drawn" }),
     bufferButtons("draw", seat),
   );
 }
