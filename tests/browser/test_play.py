@@ -6,9 +6,20 @@ from typing import Any
 
 import pytest
 
+from domain.bots import simulate
+from domain.rules import commands as cmd
+from domain.rules import events as ev
+from domain.rules.transcript import commands_from_facts, redecide
+
 from .conftest import PHONE, Game, Pages, Site, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+PAST_THE_PILE = redecide(simulate("rio-grande", 4, seed=485), tabletop=True, unknown_hands=True)
+"""A complete 4-player game between bots (Ben starts) as a table with unknown hands records it."""
+RESHUFFLED = 629
+"""Entry of Cleo's reveal when the draw pile holds one card: the second comes off the discards,
+shuffled into a new draw pile (RULES §10.9)."""
 
 PREFERENCE = ("draw", "reveal", "end-trading", "plant", "harvest")
 """Which legal move the test takes first: enough to play any turn to its end."""
@@ -157,3 +168,32 @@ def test_a_seat_of_a_game_with_unknown_hands_notes_its_hand_plants_and_reveals(
     assert view["revealed"] == ["chili", "soy"]
     assert view["seats"][0]["fields"][0] == {"bean": "blue", "count": 1}
     screenshot(page, "live-table-unknown-hands-390x844", full_page=False)
+
+
+def test_a_seats_reveal_past_the_end_of_the_draw_pile_offers_the_beans_of_the_discards(
+    pages: Pages, site: Site
+) -> None:
+    started = PAST_THE_PILE[0]
+    assert isinstance(started, ev.GameStarted)
+    game = site.new_game(
+        seats=list(started.seats), start_seat=started.start_seat, mode="tabletop", hands="unknown"
+    )
+    entries = commands_from_facts(PAST_THE_PILE, tabletop=True)
+    host = {"Authorization": f"Bearer {game.host_token}"}
+    for entry in entries[:RESHUFFLED]:
+        response = site.client.post(
+            f"/api/games/{game.id}/commands", json=entry.to_dict(), headers=host
+        )
+        assert response.status_code == 200, (entry, response.get_json())
+    reveal = entries[RESHUFFLED]
+    assert isinstance(reveal, cmd.Reveal)
+    assert reveal.cards == ("chili", "black-eyed")  # the pile's last card, then one of the discards
+    page = table_of(pages, game, reveal.seat, viewport=PHONE)
+
+    page.click("#reveal-cards button[data-bean='chili']")
+    version = page.get_attribute("main", "data-version")
+    page.click("#reveal-cards button[data-bean='black-eyed']")
+    page.wait_for_function("v => document.querySelector('main').dataset.version !== v", arg=version)
+
+    view = site.get(f"/api/games/{game.id}/view", headers=game.seat(reveal.seat))
+    assert view["revealed"] == ["chili", "black-eyed"]

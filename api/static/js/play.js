@@ -350,7 +350,7 @@ function actionsView() {
   const parts = [];
   const unknown = view.hands === "unknown";
   if (unknown && legal.chance?.type === "reveal") {
-    parts.push(revealPanel(view, legal.chance, state.unseen, { redraw: render, send: (command) => send(command) }));
+    parts.push(revealPanel(view, legal.chance, state.unseen, { beans: state.ruleset.beans, redraw: render, send: (command) => send(command) }));
   }
   if (groups.has("turn") && unknown) {
     const plants = groups.get("turn").filter((command) => command.type === "plant");

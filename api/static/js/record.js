@@ -11,6 +11,7 @@ import { fill, h, plural, say, typing } from "./dom.js";
 import { withRuleLinks } from "./rules.js";
 import { renderTable, statusText } from "./table.js";
 import { adoptToken, fragment, gamesWithTokens, storedTokens, takeFragmentToken } from "./tokens.js";
+import { counts, nextPileBeans } from "./unseen.js";
 
 const app = document.getElementById("app");
 const main = document.querySelector("main");
@@ -257,24 +258,6 @@ const activeSeat = () => view().active_seat;
 function possibleBeans(pile) {
   const found = view().unseen?.find((item) => item.pile === pile);
   return new Set(Object.keys(found?.beans ?? {}));
-}
-
-/**
- * The beans the next card turned up or drawn may be, once the cards `named` so far in this entry
- * (in order) are taken: the draw pile's while it lasts (with unknown hands, the beans of it nobody
- * has seen), then the discard pile's, which becomes the new draw pile when the pile runs out in
- * the middle of the entry (RULES §10.9). Every bean, where the page is not shown the pile.
- */
-function nextPileBeans(named) {
-  const v = view();
-  const size = v.draw_pile.size;
-  const past = named.length >= size;
-  let cards;
-  if (past) cards = v.discard_pile.cards && Counter(v.discard_pile.cards);
-  else cards = unknownHands() ? new Map(Object.entries(v.unseen.at(-1).beans)) : v.draw_pile.cards && Counter(v.draw_pile.cards);
-  if (!cards) return new Set(state.ruleset.beans);
-  for (const bean of named.slice(past ? size : 0)) cards.set(bean, (cards.get(bean) ?? 0) - 1);
-  return new Set([...cards].filter(([, count]) => count > 0).map(([bean]) => bean));
 }
 
 /** The front card of the active seat: its bean, or null when nobody has seen it. */
@@ -578,15 +561,9 @@ function revealSection(seat) {
     { "aria-labelledby": "reveal-title" },
     h("h3", { id: "reveal-title" }, `${seatName(seat)} turns up ${plural(owed, "card")}: tap them in order`),
     cardBuffer(owed),
-    beanGrid((bean) => addCard(bean, "reveal", seat, owed), { allowed: nextPileBeans(state.buffer), id: "reveal-beans", label: "Cards turned up" }),
+    beanGrid((bean) => addCard(bean, "reveal", seat, owed), { allowed: new Set(nextPileBeans(view(), state.buffer, state.ruleset.beans)), id: "reveal-beans", label: "Cards turned up" }),
     bufferButtons("reveal", seat),
   );
-}
-
-function Counter(items) {
-  const counts = new Map();
-  for (const item of items) counts.set(item, (counts.get(item) ?? 0) + 1);
-  return counts;
 }
 
 function addCard(bean, type, seat, owed) {
@@ -1004,7 +981,7 @@ function drawPanel() {
     { "aria-labelledby": "draw-title" },
     h("h3", { id: "draw-title" }, `${seatName(seat)} draws ${plural(owed, "card")}: tap them in order`),
     cardBuffer(owed),
-    beanGrid((bean) => addCard(bean, "draw", seat, owed), { allowed: nextPileBeans(state.buffer), id: "draw-beans", label: "Cards drawn" }),
+    beanGrid((bean) => addCard(bean, "draw", seat, owed), { allowed: new Set(nextPileBeans(view(), state.buffer, state.ruleset.beans)), id: "draw-beans", label: "Cards drawn" }),
     bufferButtons("draw", seat),
   );
 }
@@ -1059,8 +1036,8 @@ function dealPanel() {
     }
     render();
   };
-  const named = Counter(state.deal.flat());
-  const pile = Counter(v.draw_pile.cards ?? []);
+  const named = counts(state.deal.flat());
+  const pile = counts(v.draw_pile.cards ?? []);
   return [
     h(
       "div",

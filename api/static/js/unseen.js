@@ -2,10 +2,37 @@
 // its hand, so the seat may note it for its own eyes (`note-hand`: the note shows only in its own
 // view and names no card for the game), turn up its reveal, and name a hand card's bean when the
 // table sees it (a plant, an offer). The bean pickers offer only the beans a card may still be:
-// those of its draw pile nobody has seen (the view's `unseen`).
+// those of its draw pile nobody has seen (the view's `unseen`). The cards off the draw pile are
+// offered as the recorder's page offers them (`nextPileBeans`), the discards after the pile's end.
 
 import { card, label } from "./beans.js";
 import { h, plural } from "./dom.js";
+
+/** How many of each item `items` holds. */
+export function counts(items) {
+  const counted = new Map();
+  for (const item of items) counted.set(item, (counted.get(item) ?? 0) + 1);
+  return counted;
+}
+
+/**
+ * The beans the next card turned up or drawn may be, of the game's `beans` (in their order), once
+ * the cards `named` so far in the entry (in order) are taken: the draw pile's while it lasts (with
+ * unknown hands, the beans of it nobody has seen), then the discard pile's, which becomes the new
+ * draw pile when the pile runs out in the middle of the entry (RULES §10.9). Every bean where the
+ * view does not show what the pile or the discards hold.
+ */
+export function nextPileBeans(view, named, beans) {
+  const size = view.draw_pile.size;
+  const past = named.length >= size;
+  let held = null;
+  if (past) held = view.discard_pile.cards && counts(view.discard_pile.cards);
+  else if (view.hands === "unknown") held = view.unseen?.length ? new Map(Object.entries(view.unseen.at(-1).beans)) : null;
+  else held = view.draw_pile.cards && counts(view.draw_pile.cards);
+  if (!held) return beans;
+  for (const bean of named.slice(past ? size : 0)) held.set(bean, (held.get(bean) ?? 0) - 1);
+  return beans.filter((bean) => (held.get(bean) ?? 0) > 0);
+}
 
 /** The beans a hand card from draw pile `pile` may be. */
 export function possibleBeans(view, pile) {
@@ -59,8 +86,8 @@ export function notePanel(view, seat, draft, { redraw, send }) {
 }
 
 /** A reveal the seat enters itself (unknown hands): the cards turned up, in order. */
-export function revealPanel(view, chance, draft, { redraw, send }) {
-  const beans = possibleBeans(view, view.unseen?.at(-1)?.pile ?? 0);
+export function revealPanel(view, chance, draft, { beans: gameBeans, redraw, send }) {
+  const beans = nextPileBeans(view, draft.reveal, gameBeans);
   const owed = chance.count;
   return h(
     "section",
