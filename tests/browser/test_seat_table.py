@@ -182,3 +182,22 @@ def test_the_seats_table_fits_a_phone_with_its_status_line(pages: Pages, site: S
     assert "Waiting for Ana to plant from the hand" in page.inner_text("#turn-status")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     screenshot(page, "seat-table-390x844", full_page=False)
+
+
+def test_an_acceptance_that_names_many_cards_wraps_within_a_phones_width(
+    pages: Pages, site: Site
+) -> None:
+    game = site.new_game()  # Ana starts; she turns up Chili and Garden; Ben holds Stink, Coffee…
+    command(site, game, 0, type="plant", field=0)
+    command(site, game, 0, type="reveal")
+    wants = ["stink", "coffee", "blue", "red"]
+    command(site, game, 0, type="offer", to=1, revealed=["chili", "garden"], wants=wants)
+    page = table_of(pages, game, 1, viewport=PHONE)
+
+    accept = page.locator("#actions button.legal[data-command-type='accept'] >> nth=0")
+    assert "Stink" in accept.inner_text()
+    assert "Red" in accept.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    box = accept.bounding_box()
+    assert box is not None
+    assert box["x"] + box["width"] <= PHONE["width"]
