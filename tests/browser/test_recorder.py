@@ -8,6 +8,7 @@ import pytest
 
 from domain.bots import simulate
 from domain.rules import commands as cmd
+from domain.rules import events as ev
 from domain.rules.transcript import commands_from_facts, redecide
 
 from .conftest import PHONE, Pages, Site, axe_violations, screenshot
@@ -34,6 +35,12 @@ PAST_THE_PILE = commands_from_facts(
     redecide(simulate("rio-grande", 4, seed=485), tabletop=True), tabletop=True
 )
 """A complete 4-player game between bots (Ben starts) as a host who enters every hand records it."""
+SEVEN = commands_from_facts(
+    redecide(simulate("rio-grande", 7, seed=83), tabletop=True), tabletop=True
+)
+"""A complete 7-player game between bots (Gus starts) as a host who enters every hand records it."""
+NO_FIELD_FOR_IT = 351
+"""Entry of Dan's third field, bought in phase 3: neither of his fields takes his traded Chili."""
 RESHUFFLED = 630
 """Entry of Cleo's reveal when the draw pile holds one card: the second comes off the discards,
 shuffled into a new draw pile (RULES §10.9)."""
@@ -364,6 +371,61 @@ def test_a_reveal_past_the_end_of_the_draw_pile_names_the_rest_from_the_discards
     recorder.entered(f"#reveal-beans button[data-bean='{first_of_the_new_pile}']")
 
     assert recorder.view()["revealed"] == list(reveal.cards)
+
+
+def test_a_traded_card_no_field_takes_says_to_harvest_or_buy_first(
+    pages: Pages, site: Site
+) -> None:
+    recorder = create(
+        pages, site, names="Ana, Ben, Cleo, Dan, Eve, Fay, Gus", start="6", known=True
+    )
+    recorder.post(SEVEN[:NO_FIELD_FOR_IT])
+    assert SEVEN[NO_FIELD_FOR_IT] == cmd.BuyField(3)
+    page = recorder.page
+    dan = page.locator("#entry [data-seat='3']")
+    assert "No field of Dan's takes 1 Chili now" in dan.inner_text()
+    assert dan.locator("button").count() == 0
+
+    recorder.entered("[data-key='buy-3']")
+
+    recorder.entered("#entry [data-key='plant-3-chili-2']")
+    assert recorder.view()["seats"][3]["fields"][2] == {"bean": "chili", "count": 1}
+
+
+def test_under_implicit_harvests_a_traded_card_may_go_onto_another_bean_harvested_first(
+    pages: Pages, site: Site
+) -> None:
+    played = redecide(
+        simulate("rio-grande", 4, seed=1, options={"implicit_harvest": True}), tabletop=True
+    )
+    started = played[0]
+    assert isinstance(started, ev.GameStarted)
+    game = site.new_game(
+        seats=list(started.seats),
+        start_seat=started.start_seat,
+        mode="tabletop",
+        hands="known",
+        options={"implicit_harvest": True},
+    )
+    host = {"Authorization": f"Bearer {game.host_token}"}
+    for entry in commands_from_facts(played, tabletop=True)[:38]:  # Ben has a Green to plant
+        response = site.client.post(
+            f"/api/games/{game.id}/commands", json=entry.to_dict(), headers=host
+        )
+        assert response.status_code == 200, (entry, response.get_json())
+    page = pages.open("/record", viewport=PHONE)
+    page.evaluate(
+        "([id, token]) => localStorage.setItem(`bohnanza.tokens.${id}`, JSON.stringify({host: token}))",
+        [game.id, game.host_token],
+    )
+    pages.goto(page, f"/record#game={game.id}", ready="#entry-status")
+    recorder = Recorder(page, site)
+    green = page.locator("#entry [data-key='plant-1-green-0']")
+    assert green.inner_text() == "Green → field 1 (its Stink harvested first)"
+
+    recorder.entered("#entry [data-key='plant-1-green-0']")
+
+    assert recorder.view()["seats"][1]["fields"][0] == {"bean": "green", "count": 1}
 
 
 def test_a_harvest_worth_nothing_asks_first(pages: Pages, site: Site) -> None:

@@ -905,24 +905,26 @@ function plantTradedPanel() {
     plan.length
       ? h("button", { type: "button", class: "primary wide", id: "plant-all", onclick: () => plantAll(plan) }, `Plant ${plural(plan.length, "card")} where ${plan.length === 1 ? "it goes" : "they go"}`)
       : null,
-    waiting.map((seat) =>
-      h(
+    waiting.map((seat) => {
+      // The plants the rules allow now (an implicit harvest's included, under that house rule).
+      const plants = (v.legal?.commands ?? []).filter((command) => command.type === "plant" && command.seat === seat.seat);
+      return h(
         "div",
         { class: "gives", "data-seat": seat.seat },
         h("h4", {}, `${seat.name} plants`),
-        h(
-          "div",
-          { class: "chips" },
-          [...new Set(seat.trade_area)].flatMap((bean) =>
-            seat.fields.map((field, index) =>
-              field.bean === null || field.bean === bean
-                ? h("button", { type: "button", class: ["card", `bean-${bean}`], "data-key": `plant-${seat.seat}-${bean}-${index}`, onclick: () => send({ type: "plant", seat: seat.seat, field: index, bean }) }, `${label(bean)} → field ${index + 1}`)
-                : null,
-            ),
-          ),
-        ),
-      ),
-    ),
+        plants.length
+          ? h(
+              "div",
+              { class: "chips" },
+              plants.map((command) => {
+                const held = seat.fields[command.field].bean;
+                const harvest = held && held !== command.bean ? ` (its ${label(held)} harvested first)` : "";
+                return h("button", { type: "button", class: ["card", `bean-${command.bean}`], "data-key": `plant-${seat.seat}-${command.bean}-${command.field}`, onclick: () => send(command) }, `${label(command.bean)} → field ${command.field + 1}${harvest}`);
+              }),
+            )
+          : hint(`No field of ${seat.name}'s takes ${beansText(seat.trade_area)} now: harvest a field or buy a third one at ${seat.name}'s seat below, then plant.`),
+      );
+    }),
   ];
 }
 
