@@ -67,6 +67,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Protocol
 from urllib.parse import urlsplit, urlunsplit
 
@@ -281,11 +282,18 @@ class Pass:
             for request, direct, floor in zip(self.request, self.direct, self.floor, strict=True)
         )
 
-    def add(self, request: float, direct: float, floor: float, floor_direct: float) -> None:
-        self.request.append(request)
-        self.direct.append(direct)
-        self.floor.append(floor)
-        self.floor_direct.append(floor_direct)
+    def measure(self, *steps: Callable[[], object]) -> None:
+        """Time one command's four steps, one after the other: its request, the command
+        directly, the same request to the empty route, the command directly on a second copy."""
+        marks = [time.perf_counter()]
+        for step in steps:
+            step()
+            marks.append(time.perf_counter())
+        request, direct, floor, floor_direct = itertools.pairwise(marks)
+        self.request.append(request[1] - request[0])
+        self.direct.append(direct[1] - direct[0])
+        self.floor.append(floor[1] - floor[0])
+        self.floor_direct.append(floor_direct[1] - floor_direct[0])
 
 
 def cpu_pair() -> tuple[int, int] | None:
@@ -464,16 +472,11 @@ def _alternate(game: BotGame, app: Bohnanza, remote: HttpGame, connection: Conne
     times = Pass()
     local, second = game.start(app), game.start(app)
     for command in game.commands:
-        start = time.perf_counter()
-        remote.play_with(connection, command)
-        requested = time.perf_counter()
-        app.execute(local, command)
-        done = time.perf_counter()
-        remote.play_with(connection, command, FLOOR_PATH)
-        floored = time.perf_counter()
-        app.execute(second, command)
-        times.add(
-            requested - start, done - requested, floored - done, time.perf_counter() - floored
+        times.measure(
+            partial(remote.play_with, connection, command),
+            partial(app.execute, local, command),
+            partial(remote.play_with, connection, command, FLOOR_PATH),
+            partial(app.execute, second, command),
         )
     return times
 
@@ -551,16 +554,11 @@ def _in_process_pass(
             ).get_environ()
             for path in (url, FLOOR_PATH)
         )
-        start = time.perf_counter()
-        call(command_request)
-        requested = time.perf_counter()
-        direct.execute(local, command)
-        done = time.perf_counter()
-        call(floor_request)
-        floored = time.perf_counter()
-        direct.execute(second, command)
-        times.add(
-            requested - start, done - requested, floored - done, time.perf_counter() - floored
+        times.measure(
+            partial(call, command_request),
+            partial(direct.execute, local, command),
+            partial(call, floor_request),
+            partial(direct.execute, second, command),
         )
         if not all(status.startswith("200") for status in answered[-2:]):
             raise RuntimeError(f"{body} was answered {answered[-2:]}")
