@@ -407,12 +407,6 @@ def test_under_implicit_harvests_a_traded_card_may_go_onto_another_bean_harveste
         hands="known",
         options={"implicit_harvest": True},
     )
-    host = {"Authorization": f"Bearer {game.host_token}"}
-    for entry in commands_from_facts(played, tabletop=True)[:38]:  # Ben has a Green to plant
-        response = site.client.post(
-            f"/api/games/{game.id}/commands", json=entry.to_dict(), headers=host
-        )
-        assert response.status_code == 200, (entry, response.get_json())
     page = pages.open("/record", viewport=PHONE)
     page.evaluate(
         "([id, token]) => localStorage.setItem(`bohnanza.tokens.${id}`, JSON.stringify({host: token}))",
@@ -420,6 +414,7 @@ def test_under_implicit_harvests_a_traded_card_may_go_onto_another_bean_harveste
     )
     pages.goto(page, f"/record#game={game.id}", ready="#entry-status")
     recorder = Recorder(page, site)
+    recorder.post(commands_from_facts(played, tabletop=True)[:38])  # Ben has a Green to plant
     green = page.locator("#entry [data-key='plant-1-green-0']")
     assert green.inner_text() == "Green → field 1 (its Stink harvested first)"
 

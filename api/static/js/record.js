@@ -11,7 +11,7 @@ import { fill, h, plural, say, typing } from "./dom.js";
 import { withRuleLinks } from "./rules.js";
 import { renderTable, statusText } from "./table.js";
 import { adoptToken, fragment, gamesWithTokens, storedTokens, takeFragmentToken } from "./tokens.js";
-import { counts, nextPileBeans } from "./unseen.js";
+import { possibleBeans as beansOfPile, counts, nextPileBeans } from "./unseen.js";
 
 const app = document.getElementById("app");
 const main = document.querySelector("main");
@@ -255,10 +255,7 @@ const unknownHands = () => view().hands === "unknown";
 const activeSeat = () => view().active_seat;
 
 /** The beans a card nobody has seen may still be: those its draw pile has not shown. */
-function possibleBeans(pile) {
-  const found = view().unseen?.find((item) => item.pile === pile);
-  return new Set(Object.keys(found?.beans ?? {}));
-}
+const possibleBeans = (pile) => new Set(beansOfPile(view(), pile));
 
 /** The front card of the active seat: its bean, or null when nobody has seen it. */
 function frontCard(seat = activeSeat()) {
