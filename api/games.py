@@ -94,12 +94,12 @@ def caller_for(game_id: UUID) -> Caller | None:
     once per request (`game_and_credentials_checked` does it first)."""
     callers = g.setdefault("callers", {})
     if game_id not in callers:
-        callers[game_id] = _resolve_caller(game_id)
+        callers[game_id] = _resolve_caller(the_request().environ, game_id)
     return callers[game_id]
 
 
-def _resolve_caller(game_id: UUID) -> Caller | None:
-    header = the_request().environ.get("HTTP_AUTHORIZATION")
+def _resolve_caller(environ: dict[str, Any], game_id: UUID) -> Caller | None:
+    header = environ.get("HTTP_AUTHORIZATION")
     if header is None:
         return None
     match = BEARER.match(header.strip())
@@ -117,13 +117,13 @@ def game_and_credentials_checked() -> None:
     token must be this game's and an auditor's secret the server's, so that a client with a
     wrong credential learns it at once instead of getting the public answer as if it had sent
     none."""
-    game_id = (request.view_args or {}).get("game_id")
-    if not isinstance(game_id, UUID) or not request.path.startswith("/api/"):
+    req = the_request()
+    game_id = (req.view_args or {}).get("game_id")
+    if not isinstance(game_id, UUID) or not req.path.startswith("/api/"):
         return
     services().views.started(game_id)
-    environ = request.environ
-    if "HTTP_AUTHORIZATION" in environ:
-        caller_for(game_id)
+    environ = req.environ
+    g.callers = {game_id: _resolve_caller(environ, game_id)}  # what `caller_for` answers
     if "HTTP_X_AUDITOR_TOKEN" in environ and not _auditor_rights():
         raise unauthorized("X-Auditor-Token is not this server's auditor secret")
 

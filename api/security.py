@@ -4,9 +4,11 @@ Tokens carry 192 random bits, are shown once when a game is created (and again t
 that request with its Idempotency-Key: api/creation_keys.py keeps them in clear as long as an
 answer is kept), and are otherwise stored only as SHA-256 digests; a presented token is looked
 up by its digest and compared in constant time. No token is ever logged. The operator may replace
-a game's tokens (`bohnanza reissue`), so each process remembers a token it has resolved (by
-digest) for at most `REMEMBERED_SECONDS` before it asks the database again: a replaced token stops
-working in a running server within that time.
+a game's tokens (`bohnanza reissue`), so each process remembers a token it has resolved for at
+most `REMEMBERED_SECONDS` before it asks the database again: a replaced token stops working in a
+running server within that time. A process remembers a token by the token itself, as presented,
+so that a token it knows is not hashed again on every request (SHA-256 through OpenSSL 3 took
+about 9 µs inside a command's request, 0.3 µs in a loop); the database holds digests alone.
 """
 
 from __future__ import annotations
@@ -213,42 +215,44 @@ class TokenStore:
         self._forget(digests)
 
     def _forget(self, digests: list[str]) -> None:
+        gone = set(digests)
         with self._lock:
-            for known in digests:
-                self._resolved.pop(known, None)
+            for token in [t for t, (c, _) in self._resolved.items() if c.token_digest in gone]:
+                del self._resolved[token]
 
     def resolve(self, game_id: UUID, token: str) -> Caller | None:
         """The caller a token stands for in this game, or None for an unknown or foreign token."""
-        presented = digest(token)
-        caller = self._remembered_caller(presented) or self._look_up(presented)
-        if caller is None or not hmac.compare_digest(caller.token_digest, presented):
-            return None
-        return caller if caller.game_id == game_id else None
+        caller = self._remembered_caller(token) or self._look_up(token)
+        return caller if caller is not None and caller.game_id == game_id else None
 
-    def _remembered_caller(self, presented: str) -> Caller | None:
+    def _remembered_caller(self, token: str) -> Caller | None:
+        """The caller of a token resolved in the last REMEMBERED_SECONDS. (Found by the dict's
+        hash of the token and then its equality: a guess must match a secret 64-bit hash before
+        any of its characters are compared, so the lookup tells a timing attack nothing.)"""
         with self._lock:
-            remembered = self._resolved.get(presented)
+            remembered = self._resolved.get(token)
             if remembered is None:
                 return None
             caller, since = remembered
             if monotonic() - since > self._remembered_seconds:
-                del self._resolved[presented]  # it may have been replaced: ask the database
+                del self._resolved[token]  # it may have been replaced: ask the database
                 return None
-            self._resolved.move_to_end(presented)
+            self._resolved.move_to_end(token)
             return caller
 
-    def _look_up(self, presented: str) -> Caller | None:
+    def _look_up(self, token: str) -> Caller | None:
+        presented = digest(token)
         with self.engine.connect() as connection:
             row = connection.execute(
                 select(tokens.c.digest, tokens.c.game_id, tokens.c.role, tokens.c.seat).where(
                     tokens.c.digest == presented
                 )
             ).first()
-        if row is None:
+        if row is None or not hmac.compare_digest(row.digest, presented):
             return None
         caller = Caller(row.game_id, row.role, row.seat, row.digest)
         with self._lock:
-            self._resolved[presented] = (caller, monotonic())
+            self._resolved[token] = (caller, monotonic())
             while len(self._resolved) > self._remembered:
                 self._resolved.popitem(last=False)
         return caller

@@ -10,6 +10,7 @@ from uuid import UUID
 import pytest
 from click.testing import CliRunner, Result
 
+from api import security
 from api.cli import main
 from api.cli_tokens import reissue
 from api.security import REMEMBERED_SECONDS, TokenStore
@@ -120,3 +121,25 @@ def test_a_reissue_in_the_same_process_forgets_the_old_tokens_at_once(url, game)
 
 def test_the_help_says_how_long_a_running_server_may_accept_a_replaced_token():
     assert f"within {REMEMBERED_SECONDS:g} seconds" in (reissue.help or "")
+
+
+def test_a_token_the_process_remembers_is_answered_without_hashing_it_again(url, game, monkeypatch):
+    with web_app(url) as app:
+        other_game = UUID(create_game(app.test_client()).id)
+    hashed: list[str] = []
+    digest = security.digest
+    monkeypatch.setattr(security, "digest", lambda token: hashed.append(token) or digest(token))
+    engine = projection_engine(url)
+    try:
+        tokens = TokenStore(engine)
+        first = tokens.resolve(UUID(game.id), game.seat_tokens[1])
+        again = tokens.resolve(UUID(game.id), game.seat_tokens[1])
+        elsewhere = tokens.resolve(other_game, game.seat_tokens[1])
+    finally:
+        engine.dispose()
+
+    assert first is not None
+    assert first.seat == 1
+    assert again == first
+    assert elsewhere is None  # remembered, but this game's token
+    assert hashed == [game.seat_tokens[1]]  # looked up in the database by its digest once
