@@ -33,6 +33,8 @@ Check = Callable[[typing.Any], typing.Any]
 """A field's fast check: the loaded value, or `_DEFER` for marshmallow to decide."""
 
 _DEFER = object()
+_UNKNOWN = object()
+"""A schema `BodyParser` has not met yet."""
 
 _JSON_TYPES: dict[type[fields.Field], type] = {
     fields.Integer: int,
@@ -240,9 +242,10 @@ class BodyParser(FlaskParser):
     def _fast_loader(self, argmap: typing.Any) -> FastLoader | None:
         if not isinstance(argmap, ma.Schema):
             return None
-        if argmap not in self._fast:  # schemas are hashed by identity, made once per route
-            self._fast[argmap] = FastLoader.of(argmap)
-        return self._fast[argmap]
+        loader = self._fast.get(argmap, _UNKNOWN)  # schemas are hashed by identity, one a route
+        if loader is _UNKNOWN:
+            loader = self._fast[argmap] = FastLoader.of(argmap)
+        return loader  # type: ignore[return-value]
 
 
 def _text(raw: bytes) -> str:

@@ -21,6 +21,7 @@ from sqlalchemy import exc as sql_errors
 from werkzeug.exceptions import ClientDisconnected, HTTPException, RequestEntityTooLarge
 from werkzeug.exceptions import NotFound as NoSuchPath
 from werkzeug.routing import BaseConverter
+from werkzeug.sansio.utils import get_content_length
 
 from domain.deadline import DeadlinePassed
 from domain.limits import RECORD_BYTES, LimitReached
@@ -328,7 +329,9 @@ def refuse_bodies_the_api_cannot_read() -> None:
     if req.routing_exception is not None:
         return
     environ = req.environ
-    length = req.content_length
+    length = get_content_length(
+        environ.get("CONTENT_LENGTH"), environ.get("HTTP_TRANSFER_ENCODING")
+    )
     streamed = length is None and "HTTP_TRANSFER_ENCODING" in environ
     if (length or streamed) and not req.is_json:
         sent = req.mimetype or environ.get("CONTENT_TYPE", "").strip()[:100]
@@ -348,10 +351,11 @@ def refuse_bodies_the_api_cannot_read() -> None:
             f"Transfer-Encoding {transfer[:40]!r} is not supported: send the body as it is, "
             "with a Content-Length or chunked.",
         )
-    view = current_app.view_functions.get(req.endpoint or "")
-    large = getattr(view, "takes_records", False)
-    if large:
-        req.max_content_length = RECORD_BYTES
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
+    large = getattr(app.view_functions.get(req.endpoint or ""), "takes_records", False)
+    # The request's own limit, set once: each read of the body asks for it (Flask's default
+    # looks up the app's setting every time).
+    req.max_content_length = RECORD_BYTES if large else app.config["MAX_CONTENT_LENGTH"]
     coding = environ.get("HTTP_CONTENT_ENCODING", "identity").strip().lower()
     if coding != "identity" and not (large and coding == "gzip"):
         raise ApiError(
