@@ -217,7 +217,7 @@ class TokenStore:
     def _forget(self, digests: list[str]) -> None:
         gone = set(digests)
         with self._lock:
-            for token in [t for t, (c, _) in self._resolved.items() if c.token_digest in gone]:
+            for token in [t for t, (who, _) in self._resolved.items() if who.token_digest in gone]:
                 del self._resolved[token]
 
     def resolve(self, game_id: UUID, token: str) -> Caller | None:
@@ -227,8 +227,9 @@ class TokenStore:
 
     def _remembered_caller(self, token: str) -> Caller | None:
         """The caller of a token resolved in the last REMEMBERED_SECONDS. (Found by the dict's
-        hash of the token and then its equality: a guess must match a secret 64-bit hash before
-        any of its characters are compared, so the lookup tells a timing attack nothing.)"""
+        hash of the token, then its equality: a guess's characters are compared only once its
+        64-bit hash, keyed by a secret of the process, equals a token's, so the time a lookup
+        takes says nothing of how much of a guess matches a token.)"""
         with self._lock:
             remembered = self._resolved.get(token)
             if remembered is None:
