@@ -170,6 +170,59 @@ def test_an_ended_fork_offers_the_auditor_perspective_once_the_game_it_came_from
     assert "once the game it was forked from is over" in auditor.inner_text()
 
 
+def a_game_played_to_its_end(site: Site, seed: int) -> tuple[Any, UUID]:
+    """A new 3-player game between bots, stored to its end: the store and the game's id."""
+    game = site.new_game()
+    store = site.app.extensions["bohnanza"].get().app
+    assert play_stored(
+        store, UUID(game.id), Table([BOTS["greedy"]() for _ in range(3)], Random(seed))
+    )
+    return store, UUID(game.id)
+
+
+def test_a_forks_replay_names_the_game_it_came_from_and_puts_both_outcomes_side_by_side(
+    pages: Pages, site: Site
+) -> None:
+    store, parent = a_game_played_to_its_end(site, 3)
+    fork = create_fork(store, parent, 40)
+    page = pages.open(f"/games/{fork.game_id}/replay", viewport=PHONE)
+
+    origin = page.locator("#forked-from a")
+    assert origin.get_attribute("href") == f"/games/{parent}/replay?step={fork.step}"
+    outcomes = page.inner_text("#outcomes")
+    assert "This fork so far" in outcomes
+    assert "(won)" in outcomes  # the game it came from is over
+    assert "not known yet: the fork is still being played" in outcomes
+    assert page.evaluate("document.documentElement.scrollWidth") == PHONE["width"]
+
+    # Played to its end while the page follows it: the outcomes change without a reload.
+    assert play_stored(store, fork.game_id, Table([BOTS["greedy"]() for _ in range(3)], Random(4)))
+    page.wait_for_function(
+        "() => document.querySelector('#outcomes dt')?.textContent === 'This fork'"
+    )
+    assert page.locator("#outcomes dd").last.inner_text() in (
+        "the same winners",
+        "different winners",
+    )
+
+
+def test_a_forked_games_replay_links_to_each_fork_and_an_unforked_one_says_nothing_of_forks(
+    pages: Pages, site: Site
+) -> None:
+    store, parent = a_game_played_to_its_end(site, 5)
+    unforked = pages.open(f"/games/{parent}/replay")
+    assert unforked.locator("#lineage").is_hidden()
+
+    forks = [create_fork(store, parent, step) for step in (12, 30)]
+    page = pages.open(f"/games/{parent}/replay")
+
+    links = page.locator("#forks a")
+    assert page.inner_text("#forks").startswith("2 what-if forks of this game")
+    assert [(links.nth(i).get_attribute("href"), links.nth(i).inner_text()) for i in range(2)] == [
+        (f"/games/{fork.game_id}/replay", f"from step {fork.step}") for fork in forks
+    ]
+
+
 def test_a_link_to_the_auditor_perspective_of_a_running_game_is_refused(
     pages: Pages, site: Site
 ) -> None:

@@ -67,3 +67,15 @@ export function typing(event) {
 export function say(node, text, kind = "info") {
   fill(node, text ? h("p", { class: ["message", kind] }, text) : null);
 }
+
+/** `action`, run once within `ms` of the first of a burst of calls (a game moving on step by step
+ *  asks a panel to load again once, not once a step). */
+export function coalesced(action, ms = 1000) {
+  let timer = null;
+  return () => {
+    timer ??= setTimeout(() => {
+      timer = null;
+      action();
+    }, ms);
+  };
+}

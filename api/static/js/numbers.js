@@ -5,7 +5,7 @@
 
 import { api, errorView } from "./api.js";
 import { label } from "./beans.js";
-import { fill, h, plural, s } from "./dom.js";
+import { coalesced, fill, h, plural, s } from "./dom.js";
 
 const COLUMNS = [
   ["Offers made", (s) => `${s.offers_made} (${s.offers_accepted} taken, ${s.withdrawn} withdrawn)`],
@@ -119,20 +119,15 @@ export class NumbersPanel {
     this.ask = ask;
     this.body = h("div", { id: "numbers-body" });
     this.element = h("details", { class: "numbers", id: "numbers", ontoggle: () => this.element.open && this.load() }, h("summary", {}, "The game in numbers"), this.body);
+    this.later = coalesced(() => this.load());
   }
 
   /** Load again if open: at once (another viewer), or within a second (the game moved on: one
    *  load for a burst of steps). */
   refresh({ soon = false } = {}) {
     if (!this.element.open) return;
-    if (!soon) {
-      this.load();
-      return;
-    }
-    this.timer ??= setTimeout(() => {
-      this.timer = null;
-      this.load();
-    }, 1000);
+    if (soon) this.later();
+    else this.load();
   }
 
   async load() {

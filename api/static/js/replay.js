@@ -12,6 +12,7 @@ import { loadBeans } from "./beans.js";
 import { changedPaths } from "./changes.js";
 import { coinChart, coinTable } from "./chart.js";
 import { fill, h, plural, say, typing } from "./dom.js";
+import { Lineage } from "./lineage.js";
 import { follow } from "./live.js";
 import { NotesPanel } from "./notes.js";
 import { NumbersPanel } from "./numbers.js";
@@ -442,6 +443,7 @@ function onUpdate(update) {
     ui.steps.append(fresh);
     advanceTimeline(fresh, update.view);
     ui.numbers.refresh({ soon: true });
+    ui.lineage.refresh({ soon: true });
   }
   if (!state.corrections && update.version !== state.steps.length) return; // the stream is behind the page's list
   const before = state.lastView?.view;
@@ -464,6 +466,7 @@ async function onGameEnd() {
   showRecordOffer();
   ui.notes.update();
   ui.numbers.refresh();
+  ui.lineage.refresh();
   showPosition(false);
   drawChart();
 }
@@ -652,6 +655,9 @@ async function start() {
   document.getElementById("title").textContent = `Replay: ${summary.seats.join(", ")}`;
   document.title = `Replay: ${summary.seats.join(", ")} · Bohnanza records`;
   document.getElementById("subtitle").textContent = subtitle();
+  ui.lineage = new Lineage({ base, names: summary.seats });
+  document.getElementById("subtitle").after(ui.lineage.element);
+  const lineage = ui.lineage.load();
   // A finished game is read from its start; a running one is watched from its newest step, so
   // that the page follows the game as it is played (a step in the link overrides either).
   const opening = summary.status === "ended" ? 1 : state.steps.length;
@@ -668,6 +674,7 @@ async function start() {
   } else {
     await choosePerspective(perspective);
   }
+  await lineage;
   main.dataset.ready = "true";
 }
 
