@@ -223,6 +223,33 @@ def test_a_forked_games_replay_links_to_each_fork_and_an_unforked_one_says_nothi
     ]
 
 
+def test_fork_from_this_step_opens_the_new_fork_on_the_recorder_as_its_host(
+    pages: Pages, site: Site
+) -> None:
+    _, parent = a_game_played_to_its_end(site, 7)
+    page = pages.open(f"/games/{parent}/replay?step=25", viewport=PHONE)
+    wait_for_step(page, 25)
+
+    page.click("#fork-here")
+    page.wait_for_url("**/record#game=*")
+    page.wait_for_selector("main[data-ready=true]")
+
+    fork = site.get(f"/api/games/{parent}/forks")["forks"]
+    assert len(fork) == 1
+    assert fork[0]["step"] <= 25  # taken back to the last whole command
+    assert page.url.endswith(f"/record#game={fork[0]['game_id']}")
+    assert page.inner_text("h1").startswith("Recording:")
+    assert page.locator("#fork-here").count() == 0  # the recorder, not the replay
+
+
+def test_a_game_not_open_to_all_offers_no_fork(pages: Pages, site: Site) -> None:
+    running = site.new_game()
+    page = pages.open(f"/games/{running.id}/replay?step=2")
+
+    assert page.locator("#fork-here").count() == 0
+    assert page.locator("#export-later").is_visible()
+
+
 def test_a_link_to_the_auditor_perspective_of_a_running_game_is_refused(
     pages: Pages, site: Site
 ) -> None:

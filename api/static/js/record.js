@@ -10,7 +10,7 @@ import { beansText, card, coinsFor, label, loadBeans } from "./beans.js";
 import { fill, h, plural, say, typing } from "./dom.js";
 import { withRuleLinks } from "./rules.js";
 import { renderTable, statusText } from "./table.js";
-import { adoptToken, fragment, gamesWithTokens, storedTokens, takeFragmentToken } from "./tokens.js";
+import { adoptToken, fragment, gamesWithTokens, rememberSeatLinks, rememberTokens, seatLinks, storedTokens, takeFragmentToken } from "./tokens.js";
 import { possibleBeans as beansOfPile, counts, nextPileBeans } from "./unseen.js";
 
 const app = document.getElementById("app");
@@ -133,8 +133,8 @@ async function setup() {
     };
     try {
       const created = await api("/api/games", { method: "POST", body });
-      window.localStorage.setItem(`bohnanza.tokens.${created.game_id}`, JSON.stringify({ host: created.host_token }));
-      window.localStorage.setItem(`bohnanza.seat-links.${created.game_id}`, JSON.stringify(created.seats));
+      rememberTokens(created.game_id, { host: created.host_token });
+      rememberSeatLinks(created.game_id, created.seats);
       window.location.hash = `game=${created.game_id}`;
     } catch (error) {
       fill(message, errorView(error));
@@ -356,7 +356,7 @@ function layout() {
 }
 
 function fillLinks(box) {
-  const seatLinks = JSON.parse(window.localStorage.getItem(`bohnanza.seat-links.${state.gameId}`) ?? "[]");
+  const seats = seatLinks(state.gameId);
   const shown = h("code", { id: "host-token-text", hidden: true }, state.token);
   const origin = window.location.origin;
   fill(
@@ -368,10 +368,10 @@ function fillLinks(box) {
       h("p", { class: "token-box" }, "Host token (acts for every seat; keep it private): ", shown, h("button", { type: "button", onclick: () => (shown.hidden = !shown.hidden) }, "Show / hide")),
       h("p", {}, h("a", { href: `/games/${state.gameId}/replay?perspective=host` }, "Replay this game (as the host)")),
       h("p", {}, "Resume on another device: ", h("code", {}, `${origin}/record#game=${state.gameId}&token=…`), " (with the host token after token=)"),
-      seatLinks.length
+      seats.length
         ? [
             h("p", {}, "Each player's own page (send each link to that player only; with unknown hands a player can note their own hand there):"),
-            h("ul", {}, seatLinks.map((seat) => h("li", {}, h("a", { href: `/play/${state.gameId}#token=${seat.token}` }, `${seat.name}'s table`)))),
+            h("ul", {}, seats.map((seat) => h("li", {}, h("a", { href: `/play/${state.gameId}#token=${seat.token}` }, `${seat.name}'s table`)))),
           ]
         : null,
     ),

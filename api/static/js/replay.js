@@ -18,7 +18,7 @@ import { NotesPanel } from "./notes.js";
 import { NumbersPanel } from "./numbers.js";
 import { StepList, stepMarks } from "./steplist.js";
 import { phaseText, renderTable } from "./table.js";
-import { adoptToken, perspectiveKey, storedTokens, takeFragmentToken } from "./tokens.js";
+import { adoptToken, perspectiveKey, rememberSeatLinks, rememberTokens, storedTokens, takeFragmentToken } from "./tokens.js";
 
 const main = document.querySelector("main");
 const gameId = main.dataset.game;
@@ -249,7 +249,28 @@ function showRecordOffer() {
       ? button("Export record", exportRecord, { id: "export" })
       : h("span", { class: "muted", id: "export-later" }, state.over ? "The record opens once the game it was forked from is over." : "The record opens once the game is over."),
     play ? [" ", button("BG Stats play", () => downloadPlay("bgstats"), { id: "export-bgstats", title: "The game as a play to import into BG Stats" }), " ", button("BGG play", () => downloadPlay("bgg"), { id: "export-bgg", title: "The game as BoardGameGeek's play log (XML)" })] : null,
+    state.openToAll ? [" ", button("Fork from this step", forkHere, { id: "fork-here", title: "A what-if game going on from this step, entered on the recorder page" })] : null,
   );
+}
+
+/** A what-if fork from the step shown (open to all, so every hand is known): a tabletop game
+ *  whose host token this browser keeps, opened on the recorder page to go on from there. */
+async function forkHere(event) {
+  if (state.asRecorded) {
+    say(ui.message, "A fork goes on from a step of the game as corrected: turn off “As recorded” first.", "warning");
+    return;
+  }
+  const trigger = event.currentTarget;
+  trigger.disabled = true;
+  try {
+    const fork = await api(`${base}/forks`, { method: "POST", body: { step: state.position } });
+    rememberTokens(fork.game_id, { host: fork.host_token });
+    rememberSeatLinks(fork.game_id, fork.seats);
+    window.location.assign(`/record#game=${fork.game_id}`);
+  } catch (error) {
+    trigger.disabled = false;
+    fill(ui.message, errorView(error));
+  }
 }
 
 /** A finished game as a play for BG Stats (JSON) or BoardGameGeek (XML), downloaded. */

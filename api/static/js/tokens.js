@@ -4,6 +4,7 @@
 import { api } from "./api.js";
 
 const PREFIX = "bohnanza.tokens.";
+const SEAT_LINKS = "bohnanza.seat-links.";
 
 /** The fragment's parameters (#game=…&token=…). */
 export function fragment() {
@@ -51,6 +52,17 @@ function storeToken(gameId, viewer, token) {
 export function rememberTokens(gameId, { seats = [], host = null }) {
   for (const { seat, token } of seats) storeToken(gameId, { kind: "seat", seat }, token);
   if (host) storeToken(gameId, { kind: "host" }, host);
+}
+
+/** Keep a new tabletop game's seat tokens ([{seat, name, token}]) for the recorder's links to
+ * each seat's own table. */
+export function rememberSeatLinks(gameId, seats) {
+  window.localStorage.setItem(`${SEAT_LINKS}${gameId}`, JSON.stringify(seats));
+}
+
+/** The seat links `rememberSeatLinks` kept for a game ([] if none). */
+export function seatLinks(gameId) {
+  return JSON.parse(window.localStorage.getItem(`${SEAT_LINKS}${gameId}`) ?? "[]");
 }
 
 /** Games this browser holds a token for, with the keys held. */
