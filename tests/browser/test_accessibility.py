@@ -8,9 +8,14 @@ The API docs are Swagger UI's own markup inside the site's page: axe checks the 
 from __future__ import annotations
 
 from collections.abc import Callable
+from random import Random
 from typing import Any
+from uuid import UUID
 
 import pytest
+
+from domain.bots import BOTS, Table, play_stored
+from replays.forks import create_fork
 
 from .conftest import DESKTOP, PHONE, READY, Game, Pages, Site, axe_violations, screenshot
 
@@ -38,6 +43,14 @@ def finished_replay(site: Site) -> str:
     return f"/games/{site.finished.id}/replay?step=200"
 
 
+def fork_replay(site: Site) -> str:
+    """A what-if fork of an ended game: its page names the game it came from, both outcomes."""
+    game = site.new_game()
+    store = site.app.extensions["bohnanza"].get().app
+    assert play_stored(store, UUID(game.id), Table([BOTS["greedy"]() for _ in range(3)], Random(9)))
+    return f"/games/{create_fork(store, UUID(game.id), 30).game_id}/replay"
+
+
 def seat_table(site: Site) -> str:
     game = trading(site)
     return f"/play/{game.id}#token={game.seat_tokens[0]}"
@@ -55,6 +68,7 @@ PAGES: dict[str, tuple[Callable[[Site], str], str, list[str]]] = {
     "index": (lambda site: "/", READY, []),
     "replay": (finished_replay, READY, []),
     "replay-live": (running_replay, LIVE, []),
+    "replay-fork": (fork_replay, LIVE, []),
     "play-trading": (seat_table, LIVE, []),
     "play-waiting": (waiting_table, LIVE, []),
     "record": (lambda site: "/record", READY, []),
