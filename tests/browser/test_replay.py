@@ -240,6 +240,8 @@ def test_fork_from_this_step_opens_the_new_fork_on_the_recorder_as_its_host(
     assert page.url.endswith(f"/record#game={fork[0]['game_id']}")
     assert page.inner_text("h1").startswith("Recording:")
     assert page.locator("#fork-here").count() == 0  # the recorder, not the replay
+    origin = page.locator("#forked-from a")  # the recorder says what it records
+    assert origin.get_attribute("href") == f"/games/{parent}/replay?step={fork[0]['step']}"
 
 
 def test_a_game_not_open_to_all_offers_no_fork(pages: Pages, site: Site) -> None:

@@ -8,6 +8,7 @@
 import { api, errorView } from "./api.js";
 import { beansText, card, coinsFor, label, loadBeans } from "./beans.js";
 import { fill, h, plural, say, typing } from "./dom.js";
+import { Lineage } from "./lineage.js";
 import { withRuleLinks } from "./rules.js";
 import { renderTable, statusText } from "./table.js";
 import { adoptToken, fragment, gamesWithTokens, rememberSeatLinks, rememberTokens, seatLinks, storedTokens, takeFragmentToken } from "./tokens.js";
@@ -190,6 +191,12 @@ async function open(gameId) {
     return;
   }
   document.getElementById("title").textContent = `Recording: ${state.view.seats.map((seat) => seat.name).join(", ")}`;
+  // A what-if fork (made from a replay's "Fork from this step"): the game it came from, and both
+  // outcomes as the recording goes on.
+  ui.lineage = new Lineage({ base: `/api/games/${gameId}`, names: state.view.seats.map((seat) => seat.name) });
+  ui.lineageSeen = state.seen;
+  document.getElementById("title").after(ui.lineage.element);
+  await ui.lineage.load();
   layout();
   adjust();
   render();
@@ -382,6 +389,10 @@ function fillLinks(box) {
 
 function render() {
   main.dataset.answers = String(state.answers);
+  if (state.seen !== ui.lineageSeen) {
+    ui.lineageSeen = state.seen;
+    ui.lineage?.refresh({ soon: true });
+  }
   fill(ui.table, tableWithHarvests());
   if (state.message?.error) fill(ui.message, errorView(state.message.error));
   else if (state.message?.ok) say(ui.message, `Recorded: ${state.message.ok}`, "ok");
