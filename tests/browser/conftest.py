@@ -27,6 +27,7 @@ from flask.testing import FlaskClient
 from werkzeug.serving import make_server
 
 from api.app import create_app
+from domain.application import Bohnanza
 from domain.bots import BOTS, Table, play_stored
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,6 +101,22 @@ class Site:
 
     def new_game(self, **body: Any) -> Game:
         return create_game(self.client, **body)
+
+    @property
+    def store(self) -> Bohnanza:
+        """The app's own application (its event store), as the server uses it."""
+        return self.app.extensions["bohnanza"].get().app
+
+    def play_to_its_end(self, game_id: UUID, seed: int, seats: int = 3) -> None:
+        """Play a stored game (a new game, a fork) to its end between greedy bots."""
+        bots = Table([BOTS["greedy"]() for _ in range(seats)], random.Random(seed))
+        assert play_stored(self.store, game_id, bots)
+
+    def ended_game(self, seed: int) -> UUID:
+        """A new 3-player game, played to its end between bots."""
+        game_id = UUID(self.new_game().id)
+        self.play_to_its_end(game_id, seed)
+        return game_id
 
     def get(self, path: str, **kwargs: Any) -> Any:
         response = self.client.get(path, **kwargs)

@@ -8,13 +8,10 @@ The API docs are Swagger UI's own markup inside the site's page: axe checks the 
 from __future__ import annotations
 
 from collections.abc import Callable
-from random import Random
 from typing import Any
-from uuid import UUID
 
 import pytest
 
-from domain.bots import BOTS, Table, play_stored
 from replays.forks import create_fork
 
 from .conftest import DESKTOP, PHONE, READY, Game, Pages, Site, axe_violations, screenshot
@@ -45,10 +42,7 @@ def finished_replay(site: Site) -> str:
 
 def fork_replay(site: Site) -> str:
     """A what-if fork of an ended game: its page names the game it came from, both outcomes."""
-    game = site.new_game()
-    store = site.app.extensions["bohnanza"].get().app
-    assert play_stored(store, UUID(game.id), Table([BOTS["greedy"]() for _ in range(3)], Random(9)))
-    return f"/games/{create_fork(store, UUID(game.id), 30).game_id}/replay"
+    return f"/games/{create_fork(site.store, site.ended_game(9), 30).game_id}/replay"
 
 
 def seat_table(site: Site) -> str:

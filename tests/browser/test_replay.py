@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from random import Random
 from typing import Any
 from uuid import UUID
 
 import pytest
 
-from domain.bots import BOTS, Table, play_stored
 from domain.rules.beans import BEANS, coins_for
 from replays.forks import create_fork
 
@@ -159,9 +157,8 @@ def test_an_ended_fork_offers_the_auditor_perspective_once_the_game_it_came_from
     pages: Pages, site: Site
 ) -> None:
     running = site.new_game()
-    store = site.app.extensions["bohnanza"].get().app
-    fork = create_fork(store, UUID(running.id), 2)
-    assert play_stored(store, fork.game_id, Table([BOTS["greedy"]() for _ in range(3)], Random(2)))
+    fork = create_fork(site.store, UUID(running.id), 2)
+    site.play_to_its_end(fork.game_id, 2)
     page = pages.open(f"/games/{fork.game_id}/replay?step=2")
 
     auditor = page.locator('#perspective option[value="auditor"]')
@@ -170,21 +167,11 @@ def test_an_ended_fork_offers_the_auditor_perspective_once_the_game_it_came_from
     assert "once the game it was forked from is over" in auditor.inner_text()
 
 
-def a_game_played_to_its_end(site: Site, seed: int) -> tuple[Any, UUID]:
-    """A new 3-player game between bots, stored to its end: the store and the game's id."""
-    game = site.new_game()
-    store = site.app.extensions["bohnanza"].get().app
-    assert play_stored(
-        store, UUID(game.id), Table([BOTS["greedy"]() for _ in range(3)], Random(seed))
-    )
-    return store, UUID(game.id)
-
-
 def test_a_forks_replay_names_the_game_it_came_from_and_puts_both_outcomes_side_by_side(
     pages: Pages, site: Site
 ) -> None:
-    store, parent = a_game_played_to_its_end(site, 3)
-    fork = create_fork(store, parent, 40)
+    parent = site.ended_game(3)
+    fork = create_fork(site.store, parent, 40)
     page = pages.open(f"/games/{fork.game_id}/replay", viewport=PHONE)
 
     origin = page.locator("#forked-from a")
@@ -196,7 +183,7 @@ def test_a_forks_replay_names_the_game_it_came_from_and_puts_both_outcomes_side_
     assert page.evaluate("document.documentElement.scrollWidth") == PHONE["width"]
 
     # Played to its end while the page follows it: the outcomes change without a reload.
-    assert play_stored(store, fork.game_id, Table([BOTS["greedy"]() for _ in range(3)], Random(4)))
+    site.play_to_its_end(fork.game_id, 4)
     page.wait_for_function(
         "() => document.querySelector('#outcomes dt')?.textContent === 'This fork'"
     )
@@ -209,11 +196,11 @@ def test_a_forks_replay_names_the_game_it_came_from_and_puts_both_outcomes_side_
 def test_a_forked_games_replay_links_to_each_fork_and_an_unforked_one_says_nothing_of_forks(
     pages: Pages, site: Site
 ) -> None:
-    store, parent = a_game_played_to_its_end(site, 5)
+    parent = site.ended_game(5)
     unforked = pages.open(f"/games/{parent}/replay")
     assert unforked.locator("#lineage").is_hidden()
 
-    forks = [create_fork(store, parent, step) for step in (12, 30)]
+    forks = [create_fork(site.store, parent, step) for step in (12, 30)]
     page = pages.open(f"/games/{parent}/replay")
 
     links = page.locator("#forks a")
@@ -226,7 +213,7 @@ def test_a_forked_games_replay_links_to_each_fork_and_an_unforked_one_says_nothi
 def test_fork_from_this_step_opens_the_new_fork_on_the_recorder_as_its_host(
     pages: Pages, site: Site
 ) -> None:
-    _, parent = a_game_played_to_its_end(site, 7)
+    parent = site.ended_game(7)
     page = pages.open(f"/games/{parent}/replay?step=25", viewport=PHONE)
     wait_for_step(page, 25)
 
