@@ -28,12 +28,17 @@ export function coinsFor(id, count) {
   return coins;
 }
 
+/** How many of each item `items` holds (a Map, in first-seen order). */
+export function counts(items) {
+  const counted = new Map();
+  for (const item of items) counted.set(item, (counted.get(item) ?? 0) + 1);
+  return counted;
+}
+
 /** "2 Blue, 1 Chili" in first-seen order; "no cards". */
 export function beansText(cards) {
   if (!cards?.length) return "no cards";
-  const counts = new Map();
-  for (const card of cards) counts.set(card, (counts.get(card) ?? 0) + 1);
-  return [...counts]
+  return [...counts(cards)]
     .map(([bean, n]) => (bean === UNKNOWN ? plural(n, "unknown card") : `${n} ${label(bean)}`))
     .join(", ");
 }

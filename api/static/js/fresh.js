@@ -1,12 +1,13 @@
 // New cards, marked: the cards that came into a seat's hand or trade area with the last change
 // (drawn to the back of the hand, received in a trade), until the seat acts again.
 
+import { counts } from "./beans.js";
+
 /** How many cards at the back of `after` are new beside `before` (cards leave a hand from
  * anywhere, but come in at the back). */
 export function newAtTheBack(before, after) {
   if (!before || !after) return 0;
-  const left = new Map();
-  for (const card of before) left.set(card, (left.get(card) ?? 0) + 1);
+  const left = counts(before);
   let kept = 0;
   for (const card of after) {
     if (left.get(card)) {

@@ -6,13 +6,13 @@
 // URL: /record (a new game) or /record#game=<id> (go on recording; the token is in storage).
 
 import { api, errorView } from "./api.js";
-import { beansText, card, coinsFor, label, loadBeans } from "./beans.js";
+import { beansText, card, coinsFor, counts, label, loadBeans } from "./beans.js";
 import { fill, h, plural, say, typing } from "./dom.js";
 import { Lineage } from "./lineage.js";
 import { withRuleLinks } from "./rules.js";
 import { renderTable, statusText } from "./table.js";
 import { adoptToken, fragment, gamesWithTokens, rememberSeatLinks, rememberTokens, seatLinks, storedTokens, takeFragmentToken } from "./tokens.js";
-import { possibleBeans as beansOfPile, counts, nextPileBeans } from "./unseen.js";
+import { possibleBeans as beansOfPile, nextPileBeans } from "./unseen.js";
 
 const app = document.getElementById("app");
 const main = document.querySelector("main");
@@ -196,12 +196,13 @@ async function open(gameId) {
   ui.lineage = new Lineage({ base: `/api/games/${gameId}`, names: state.view.seats.map((seat) => seat.name) });
   ui.lineageSeen = state.seen;
   document.getElementById("title").after(ui.lineage.element);
-  await ui.lineage.load();
+  const lineage = ui.lineage.load();
   layout();
   adjust();
   render();
   window.setInterval(poll, POLL_MS);
   document.addEventListener("keydown", onKey);
+  await lineage;
   main.dataset.ready = "true";
 }
 

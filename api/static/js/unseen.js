@@ -5,15 +5,8 @@
 // those of its draw pile nobody has seen (the view's `unseen`). The cards off the draw pile are
 // offered as the recorder's page offers them (`nextPileBeans`), the discards after the pile's end.
 
-import { card, label } from "./beans.js";
+import { card, counts, label } from "./beans.js";
 import { h, plural } from "./dom.js";
-
-/** How many of each item `items` holds. */
-export function counts(items) {
-  const counted = new Map();
-  for (const item of items) counted.set(item, (counted.get(item) ?? 0) + 1);
-  return counted;
-}
 
 /**
  * The beans the next card turned up or drawn may be, of the game's `beans` (in their order), once
