@@ -407,12 +407,10 @@ def test_under_implicit_harvests_a_traded_card_may_go_onto_another_bean_harveste
         hands="known",
         options={"implicit_harvest": True},
     )
-    page = pages.open("/record", viewport=PHONE)
-    page.evaluate(
-        "([id, token]) => localStorage.setItem(`bohnanza.tokens.${id}`, JSON.stringify({host: token}))",
-        [game.id, game.host_token],
+    # Resumed as the recorder's links say, with the host token in the fragment.
+    page = pages.open(
+        f"/record#game={game.id}&token={game.host_token}", viewport=PHONE, ready="#entry-status"
     )
-    pages.goto(page, f"/record#game={game.id}", ready="#entry-status")
     recorder = Recorder(page, site)
     recorder.post(commands_from_facts(played, tabletop=True)[:38])  # Ben has a Green to plant
     green = page.locator("#entry [data-key='plant-1-green-0']")
