@@ -1,7 +1,10 @@
 """Browser tests: the web pages in headless Chromium, driven by Playwright.
 
-The browser is Debian's `chromium` package (`/usr/bin/chromium`, installed by .ci/run; Playwright
-downloads nothing). The app is `create_app` served by a werkzeug server thread on a free loopback
+The browser is Debian's headless shell, `/usr/bin/chromium-headless-shell` (its package
+`chromium-headless-shell`, installed by .ci/run; Playwright downloads nothing): the same Chromium
+without the full browser's window machinery, which is what Playwright itself runs for headless
+pages. Where only Debian's full `chromium` is installed, the tests run it headless instead, at
+about four times the CPU a page (docs/performance.md, "The test suite's browser"). The app is `create_app` served by a werkzeug server thread on a free loopback
 port, on a SQLite store seeded with one complete 4-player bot game created through the API (so its
 seat tokens exist). Locally a missing browser skips these tests; with `CI=true` it fails them.
 Screenshots of each page are saved to test-artifacts/screenshots/ (ignored by git).
@@ -32,7 +35,8 @@ from domain.bots import BOTS, Table, play_stored
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUMS = (Path("/usr/bin/chromium-headless-shell"), Path("/usr/bin/chromium"))
+"""The browsers the tests can drive, the one they prefer first."""
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -147,15 +151,18 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    """Headless Chromium from the system packages."""
-    if not CHROMIUM.exists():
-        unavailable(f"{CHROMIUM} is missing: apt-get install chromium")
+    """Headless Chromium from the system packages (CHROMIUMS: the first installed)."""
+    chromium_path = next((path for path in CHROMIUMS if path.exists()), None)
+    if chromium_path is None:
+        unavailable(f"{CHROMIUMS[0]} is missing: apt-get install chromium-headless-shell")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
         unavailable("the playwright package is missing: pip install -e '.[dev]'")
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(
+            executable_path=str(chromium_path), args=CHROMIUM_ARGS
+        )
         yield chromium
         chromium.close()
 
