@@ -4,9 +4,11 @@ The browser is Debian's headless shell, `/usr/bin/chromium-headless-shell` (its 
 `chromium-headless-shell`, installed by .ci/run; Playwright downloads nothing): the same Chromium
 without the full browser's window machinery, which is what Playwright itself runs for headless
 pages. Where only Debian's full `chromium` is installed, the tests run it headless instead, at
-about four times the CPU a page (docs/performance.md, "The test suite's browser"). The app is `create_app` served by a werkzeug server thread on a free loopback
-port, on a SQLite store seeded with one complete 4-player bot game created through the API (so its
-seat tokens exist). Locally a missing browser skips these tests; with `CI=true` it fails them.
+about four times the CPU a page (docs/performance.md, "The test suite's browser").
+
+The app is `create_app` served by a werkzeug server thread on a free loopback port, on a SQLite
+store seeded with one complete 4-player bot game created through the API (so its seat tokens
+exist). Locally a missing browser skips these tests; with `CI=true` it fails them.
 Screenshots of each page are saved to test-artifacts/screenshots/ (ignored by git).
 
 The accessibility checks run axe-core from the npm registry, installed beside the project by
