@@ -154,9 +154,10 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
 
 
 WAITING = "tests/browser/"
-"""Test files whose worker mostly waits (on Chromium, which renders in processes of its own, and
-on the pages' own timers): alone about 85 s of wall time, in which the worker uses about 40 s of
-CPU (Chromium's headless shell about 65 more; 6 Dec 2026). They run as one unit on one worker,
+"""Test files whose worker waits about half the time (on Chromium, which renders in processes of
+its own, and on the pages' own timers): alone about 85 s of wall time, in which the worker and
+Playwright's driver use about 40 s of CPU (Chromium's headless shell about 65 more; 6 Dec 2026).
+They run as one unit on one worker,
 first, while the other workers run the files that keep the cores busy; left to xdist they ran
 last, on both workers at once, and the machine was half idle for two minutes."""
 
@@ -222,7 +223,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> FilesInOrder
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """Workers for `-n auto`: one more than the CPUs for the whole suite, so that two workers
     keep the CPUs busy while one runs the WAITING files (3 workers on a 2-core machine: 258 s,
-    against 283 s with 2, 5 Dec 2026; 242 against 272 s, 6 Dec 2026); one a CPU for the fast subset, which has none of them.
+    against 283 s with 2, 5 Dec 2026; 242 against 272 s, 6 Dec 2026); one a CPU for the fast
+    subset, which has none of them.
     No workers when the run names a single test file (or tests in one): starting workers, each
     importing the app and collecting the file again, costs more than the file takes.
     PYTEST_XDIST_AUTO_NUM_WORKERS, if set, decides instead."""
