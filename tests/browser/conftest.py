@@ -140,11 +140,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     thread.start()
     try:
         finished = create_game(app.test_client(), seats=FINISHED_SEATS, seed=FINISHED_SEED)
-        services = app.extensions["bohnanza"].get()
-        bots = Table([BOTS["greedy"]() for _ in FINISHED_SEATS], random.Random(FINISHED_SEED))
-        play_stored(services.app, UUID(finished.id), bots)
-        services.catch_up()
-        yield Site(f"http://127.0.0.1:{server.server_port}", app, finished)
+        site = Site(f"http://127.0.0.1:{server.server_port}", app, finished)
+        site.play_to_its_end(UUID(finished.id), FINISHED_SEED, len(FINISHED_SEATS))
+        app.extensions["bohnanza"].get().catch_up()
+        yield site
     finally:
         server.shutdown()
         thread.join(timeout=5)
