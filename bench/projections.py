@@ -16,6 +16,11 @@ in a throw-away database), measured alternately in one loop, medians of the repe
 3. decode read: the same for the events the projection subscribes to (it reads only those), plus
    `.fact()`, so the cost of the projection itself shows too.
 
+4. on SQLite, a writer beside the rebuild: another process takes the database's write lock every
+   5 ms, as a command's insert does, while `Projector.rebuild()` runs, and again as long with
+   nothing else running (the baseline); how long it waited for the lock (the 99th percentile and
+   the longest wait).
+
 The PostgreSQL store is vacuumed and analysed after the fill (`settle`), as autovacuum leaves a
 store some time after it was written. Rates are the store's events per second in every row, so
 they compare directly.
@@ -26,10 +31,15 @@ alone ≥ 50% of the scoreboards' alone.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import secrets
+import sqlite3
 import statistics
+import subprocess
+import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -43,6 +53,7 @@ from domain.application import Bohnanza
 from domain.bots import simulate
 from domain.rules import events as ev
 from domain.storage import persistence_env
+from projections.engine import SQLITE_BUSY_TIMEOUT_SECONDS
 from projections.insights import GameInsights
 from projections.runner import REBUILD_BATCH_SIZE, Projector
 from projections.scoreboards import Scoreboards
@@ -164,7 +175,57 @@ def measure(label: str, url: str, count: int, repeats: int) -> float:
             f"   insights / scoreboards rebuild {beside:>6.2f}   target ≥ {TARGET:.2f}: "
             f"{_verdict(beside)}"
         )
+        if not settled:  # SQLite
+            path = persistence_env(url)["SQLITE_DBNAME"]
+            rebuilding = writer_beside(path, projector.rebuild)
+            alone = writer_beside(path, lambda: time.sleep(statistics.median(times["rebuild"])))
+            print("   a writer taking SQLite's write lock every 5 ms, as a command's insert does:")
+            print(f"     beside a rebuild     {_waits(rebuilding)}")
+            print(f"     alone (baseline)     {_waits(alone)}")
         return ratio
+
+
+def writer_beside(path: str, action: Callable[[], object]) -> list[float]:
+    """The waits for SQLite's write lock (seconds, sorted) of a writer in a process of its own
+    that takes it every 5 ms while `action` runs here."""
+    writer = subprocess.Popen(
+        [sys.executable, "-m", "bench.projections", "--take-write-lock", path],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert writer.stdin is not None
+    assert writer.stdout is not None
+    writer.stdout.readline()  # it has opened the database
+    try:
+        action()
+    finally:
+        writer.stdin.close()  # its cue to stop
+    waits: list[float] = json.loads(writer.stdout.read())
+    writer.wait()
+    return sorted(waits)
+
+
+def take_write_lock(path: str) -> None:
+    """The writer: `BEGIN IMMEDIATE; COMMIT` every 5 ms until its input ends, then each wait
+    on its output (a command's insert takes the lock alike, waiting up to the store's 10 s)."""
+    database = sqlite3.connect(path, timeout=SQLITE_BUSY_TIMEOUT_SECONDS, isolation_level=None)
+    stop = threading.Event()
+    threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
+    print("ready", flush=True)
+    waits = []
+    while not stop.is_set():
+        start = time.perf_counter()
+        database.execute("BEGIN IMMEDIATE")
+        database.execute("COMMIT")
+        waits.append(time.perf_counter() - start)
+        time.sleep(0.005)
+    print(json.dumps(waits))
+
+
+def _waits(waits: list[float]) -> str:
+    p99 = waits[int(0.99 * (len(waits) - 1))]
+    return f"p99 {p99 * 1000:.1f} ms, longest {waits[-1] * 1000:.1f} ms over {len(waits)} writes"
 
 
 def _verdict(ratio: float) -> str:
@@ -204,7 +265,11 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--no-postgres", action="store_true", help="SQLite only")
+    parser.add_argument("--take-write-lock", metavar="PATH", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.take_write_lock:
+        take_write_lock(args.take_write_lock)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         measure("SQLite file", f"sqlite:///{tmp}/bench.sqlite3", args.games, args.repeats)
     if not args.no_postgres:

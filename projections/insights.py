@@ -364,8 +364,8 @@ class GameInsights:
     def __init__(self, history: GameHistory | None = None) -> None:
         self.history = history
 
-    def process(self, connection: Connection, batch: Sequence[Recorded]) -> None:
-        """Count a batch of facts into the rows of the games it touches, each written once."""
+    def prepare(self, connection: Connection, batch: Sequence[Recorded]) -> _Counted:
+        """A batch of facts counted into the rows of the games it touches, each written once."""
         runs = _runs(batch)
         starts: dict[UUID, bool] = {}  # whether the game's first fact in the batch starts it
         for game_id, run in runs:
@@ -385,21 +385,35 @@ class GameInsights:
                     (new if game_id in new else stored)[game_id] = numbers
                 else:
                     numbers.apply(fact)
-        if new:
-            connection.execute(
-                insert(insight_rows),
-                [{"game_id": key, "numbers": value.to_row()} for key, value in new.items()],
-            )
-        if stored:
-            connection.execute(
-                _UPDATE,
-                [{"key_game_id": key, "numbers": value.to_row()} for key, value in stored.items()],
-            )
+        return _Counted(new, stored)
 
     def _corrected(self, r: Recorded) -> Numbers:
         if self.history is None:
             raise ProjectionError(f"game {r.game_id} was corrected: its history is needed")
         return Numbers.count(self.history(r.game_id, r.version))
+
+
+@dataclass(frozen=True, slots=True)
+class _Counted:
+    """A batch's numbers: of the games it started, and of those it continued."""
+
+    new: dict[UUID, Numbers]
+    stored: dict[UUID, Numbers]
+
+    def write(self, connection: Connection) -> None:
+        if self.new:
+            connection.execute(
+                insert(insight_rows),
+                [{"game_id": key, "numbers": value.to_row()} for key, value in self.new.items()],
+            )
+        if self.stored:
+            connection.execute(
+                _UPDATE,
+                [
+                    {"key_game_id": key, "numbers": value.to_row()}
+                    for key, value in self.stored.items()
+                ],
+            )
 
 
 def _runs(batch: Iterable[Recorded]) -> list[tuple[UUID, list[Recorded]]]:

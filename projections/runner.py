@@ -28,11 +28,11 @@ from domain.storage import first_line, opened_by_several_processes
 from . import tracking
 from .engine import projection_engine, schema_of
 from .insights import GameInsights
-from .reading import Page, StoreReader
+from .reading import StoreReader
 from .scoreboards import Scoreboards
 from .tables import metadata
 from .tables import tracking as tracking_table
-from .tracking import Overtaken, Projection
+from .tracking import Changes, Overtaken, Projection
 from .workers import rebuild_apart
 
 BATCH_SIZE = 1000
@@ -311,14 +311,12 @@ class Projector:
             topics = _topics(group)
             try:
                 with _cycles_uncollected():
-                    # Read before the batch's transaction: on SQLite its first write takes the
-                    # database's write lock until it commits, and commands must get in between.
-                    with self.engine.connect() as reading:
-                        page = self.reader.page(reading, position, end, topics)
+                    prepared = self._prepare(group, position, end, topics)
                     with self.engine.begin() as connection:
                         for projection in group:  # first: the row locks make a rival wait
                             tracking.advance(connection, projection.name, position, end)
-                        self._apply(connection, group, page, read)
+                        for changes, _ in prepared.values():
+                            changes.write(connection)
             except Overtaken:
                 for projection in group:
                     at[projection.name] = self._position(projection.name)
@@ -331,19 +329,35 @@ class Projector:
             advanced += moved
             for projection in group:
                 self._known[projection.name] = at[projection.name] = end
+                read[projection.name] += prepared[projection.name][1]
             if progress is not None:
                 progress(moved)
 
-    @staticmethod
-    def _apply(
-        connection: Connection, group: Sequence[Projection], page: Page, read: dict[str, int]
-    ) -> None:
-        """Give each projection of the group its own topics' facts of the page, in order."""
-        for projection in group:
-            wanted = _topic_set(projection)
-            batch = [recorded for topic, recorded in page if topic in wanted]
-            projection.process(connection, batch)
-            read[projection.name] += len(batch)
+    def _prepare(
+        self, group: Sequence[Projection], position: int, end: int, topics: Sequence[str]
+    ) -> dict[str, tuple[Changes, int]]:
+        """What the facts after `position` up to `end` change in each projection of the group
+        (each given its own topics' facts, in order), and how many facts each read; Overtaken if
+        one is no longer at `position`.
+
+        The positions, the page of facts and the rows the projections read are read in one
+        consistent read (a snapshot) before the transaction that writes them: on SQLite that
+        transaction holds the database's write lock from its first write until it commits, so
+        commands, and the projectors of other read models, wait only while rows are written."""
+        with self.engine.connect() as reading:
+            if reading.dialect.name == "postgresql":  # SQLite's transactions are snapshots
+                reading = reading.execution_options(isolation_level="REPEATABLE READ")
+            with reading.begin():
+                for projection in group:
+                    if tracking.position_of(reading, projection.name) != position:
+                        raise Overtaken(f"projection {projection.name} is no longer at {position}")
+                page = self.reader.page(reading, position, end, topics)
+                prepared: dict[str, tuple[Changes, int]] = {}
+                for projection in group:
+                    wanted = _topic_set(projection)
+                    batch = [recorded for topic, recorded in page if topic in wanted]
+                    prepared[projection.name] = (projection.prepare(reading, batch), len(batch))
+                return prepared
 
     def _position_hint(self, name: str, target: int) -> int:
         """The projection's position as this projector last knew it, or as stored when it knows

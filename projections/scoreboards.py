@@ -161,12 +161,12 @@ class Scoreboards:
     def __init__(self, history: GameHistory | None = None) -> None:
         self.history = history
 
-    def process(self, connection: Connection, batch: Sequence[Recorded]) -> None:
-        """Apply a batch of facts to the rows they touch and write each touched row once."""
+    def prepare(self, connection: Connection, batch: Sequence[Recorded]) -> _Tally:
+        """The rows a batch of facts touches, with the batch applied: each written once."""
         tally = _Tally.load(connection, batch, self.history)
         tally.apply_all(batch)
-        tally.count_ended()
-        tally.write(connection)
+        tally.count_ended(connection)
+        return tally
 
 
 @dataclass(slots=True)
@@ -206,10 +206,7 @@ class _Ending(NamedTuple):
 class _Tally:
     """The rows one batch touches, as plain dicts ready to be written."""
 
-    def __init__(
-        self, connection: Connection, stored: dict[UUID, _Game], history: GameHistory | None
-    ) -> None:
-        self.connection = connection
+    def __init__(self, stored: dict[UUID, _Game], history: GameHistory | None) -> None:
         self.games = stored
         self.history = history
         self.standings: dict[StandingKey, Row] = {}
@@ -261,7 +258,7 @@ class _Tally:
             raise ProjectionError(f"facts of games never started: {sorted(map(str, missing))}")
         for game in stored.values():
             game.seats.sort(key=itemgetter("seat"))
-        return cls(connection, stored, history)
+        return cls(stored, history)
 
     def apply_all(self, batch: Iterable[Recorded]) -> None:
         """Apply the facts in order; consecutive facts of one game share one look-up."""
@@ -327,7 +324,7 @@ class _Tally:
             ]
             self.ending.append(_Ending(row, row["digest"], seats))
 
-    def count_ended(self) -> None:
+    def count_ended(self, connection: Connection) -> None:
         """Count the games the batch ended, in order, each in the standings unless it is a copy
         of one that ended before (in this batch or an earlier one: those are asked for in one
         query), which it is then marked `duplicate_of`. The batch's rows are not written yet,
@@ -335,7 +332,7 @@ class _Tally:
         asked = sorted({ending.digest for ending in self.ending} - self.ended.keys())
         stored: dict[str, UUID] = {}
         for chunk in _chunks(asked):
-            for digest, game_id in self.connection.execute(
+            for digest, game_id in connection.execute(
                 _ORIGINALS, {"digests": chunk, "ended": ENDED}
             ):
                 stored.setdefault(digest, game_id)

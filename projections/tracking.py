@@ -1,9 +1,18 @@
 """How far each projection has read the event store, and what a projection is.
 
-A projection processes a batch of recorded facts inside the transaction that also moves its
-tracking position, so the rows and the position commit together or not at all. Moving the position
-is guarded by its old value: of two projectors that read the same batch, only the first commits;
-the other finds the position moved, rolls back and reads on from the new position.
+A projection takes a batch of recorded facts in two steps. First it works out what the batch
+changes (`prepare`), reading the rows it touches in one consistent read of the database in which
+the projection is at the batch's start; then those changes are written (`Changes.write`) inside
+the transaction that also moves its tracking position, so the rows and the position commit
+together or not at all. Moving the position is guarded by its old value: of two projectors that
+read the same batch, only the first commits; the other finds the position moved, rolls back and
+reads on from the new position. Any change to a projection's rows moves its position in the same
+transaction, and its rows at a position are a function of the facts up to it, so changes worked
+out at the position the write finds still hold.
+
+The work happens before the transaction that writes: on SQLite a write transaction holds the
+database's single write lock, which commands and the other read models' writers wait for, from
+its first write until it commits.
 """
 
 from __future__ import annotations
@@ -48,6 +57,14 @@ GameHistory = Callable[[UUID, int], list[ev.Event]]
 reads again when a correction changes a game it has counted."""
 
 
+class Changes(Protocol):
+    """What a batch of facts changes in a projection's rows, worked out and ready to write."""
+
+    def write(self, connection: Connection) -> None:
+        """Write the changes (inside the transaction that moves the tracking position)."""
+        ...
+
+
 class Projection(Protocol):
     """A read model fed by facts: its name, the event topics it reads and the tables it owns."""
 
@@ -55,8 +72,9 @@ class Projection(Protocol):
     topics: tuple[str, ...]
     tables: tuple[Table, ...]
 
-    def process(self, connection: Connection, batch: Sequence[Recorded]) -> None:
-        """Apply a batch of facts, in order, to the projection's rows (inside the transaction)."""
+    def prepare(self, connection: Connection, batch: Sequence[Recorded]) -> Changes:
+        """What a batch of facts, in order, changes in the projection's rows: read on
+        `connection` (one consistent read, at the batch's start), not written."""
         ...
 
 

@@ -46,7 +46,7 @@ from projections.insights import GameInsights, game_insights, insights
 from projections.reading import StoreReader
 from projections.runner import Projector, Rebuilt
 from projections.scoreboards import STANDING_SUMS, Scoreboards
-from projections.tracking import Recorded
+from projections.tracking import Changes, Recorded
 from projections.views import AUDITOR_VIEWER, Viewer
 from projections.workers import WorkerFailed, rebuild_apart
 from replays.forks import create_fork
@@ -761,12 +761,65 @@ class CrashingOnItsThirdBatch:
         self.name, self.topics, self.tables = projection.name, projection.topics, projection.tables
         self.batches = 0
 
-    def process(self, connection: Connection, batch: Sequence[Recorded]) -> None:
+    def prepare(self, connection: Connection, batch: Sequence[Recorded]) -> Changes:
         self.batches += 1
         if self.batches == 3:
-            self.projection.process(connection, batch[: len(batch) // 2])
-            raise Crash("injected in the middle of a batch")
-        self.projection.process(connection, batch)
+            return HalfWrittenThenCrashing(
+                self.projection.prepare(connection, batch[: len(batch) // 2])
+            )
+        return self.projection.prepare(connection, batch)
+
+
+@dataclass(frozen=True)
+class HalfWrittenThenCrashing:
+    half: Changes
+
+    def write(self, connection: Connection) -> None:
+        self.half.write(connection)
+        raise Crash("injected in the middle of a batch")
+
+
+class WritingBesideIt:
+    """A projection that, while it works out each batch, writes to the SQLite store from a
+    connection of its own that does not wait for the write lock, as a command's insert would
+    (and notes whether it could)."""
+
+    def __init__(self, projection: Scoreboards | GameInsights, path: Path) -> None:
+        self.projection, self.path = projection, path
+        self.name, self.topics, self.tables = projection.name, projection.topics, projection.tables
+        self.wrote: list[bool] = []
+
+    def prepare(self, connection: Connection, batch: Sequence[Recorded]) -> Changes:
+        changes = self.projection.prepare(connection, batch)
+        other = sqlite3.connect(self.path, timeout=0, isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")  # the write lock, or "database is locked" at once
+            other.execute("ROLLBACK")
+            self.wrote.append(True)
+        except sqlite3.OperationalError:
+            self.wrote.append(False)
+        finally:
+            other.close()
+        return changes
+
+
+@pytest.mark.parametrize("projection", [Scoreboards, GameInsights], ids=["scoreboards", "insights"])
+def test_on_sqlite_a_command_writes_while_a_projection_works_out_its_batch_without_waiting(
+    tmp_path: Path, projection: type[Scoreboards | GameInsights]
+) -> None:
+    path = tmp_path / "store.sqlite3"
+    url = f"sqlite:///{path}"
+    with Bohnanza.from_url(url) as app, Projector.for_url(app, url) as projector:
+        played_alone(app, GAMES[0])
+        beside = WritingBesideIt(projection(), path)
+        Projector(app, projector.engine, [beside]).catch_up(batch_size=100)
+
+        caught_up = dump(projector.engine)
+        projector.rebuild(projection.name)
+
+        assert len(beside.wrote) > 1
+        assert all(beside.wrote)  # no transaction of the projector's held the lock meanwhile
+        assert dump(projector.engine) == caught_up
 
 
 @pytest.mark.slow  # the module's 21 bot games on each store
