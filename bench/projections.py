@@ -14,12 +14,11 @@ in a throw-away database), measured alternately in one loop, medians of the repe
 2. decode all: `select_notifications` + `mapper.to_domain_event` of every event in the store, no
    projection (the baseline the target is set against);
 3. decode read: the same for the events the projection subscribes to (it reads only those), plus
-   `.fact()`, so the cost of the projection itself shows too.
-
-4. on SQLite, a writer beside the rebuild: another process takes the database's write lock every
-   5 ms, as a command's insert does, while `Projector.rebuild()` runs, and again as long with
-   nothing else running (the baseline); how long it waited for the lock (the 99th percentile and
-   the longest wait).
+   `.fact()`, so the cost of the projection itself shows too;
+4. on SQLite, once after those, a writer beside the rebuild: another process takes the
+   database's write lock every 5 ms, as a command's insert does, while `Projector.rebuild()`
+   runs, then as long again with nothing else running (the baseline); how long it waited for
+   the lock (the 99th percentile and the longest wait).
 
 The PostgreSQL store is vacuumed and analysed after the fill (`settle`), as autovacuum leaves a
 store some time after it was written. Rates are the store's events per second in every row, so
