@@ -174,7 +174,7 @@ def measure(label: str, url: str, count: int, repeats: int) -> float:
             f"   insights / scoreboards rebuild {beside:>6.2f}   target ≥ {TARGET:.2f}: "
             f"{_verdict(beside)}"
         )
-        if not settled:  # SQLite
+        if url.startswith("sqlite"):
             path = persistence_env(url)["SQLITE_DBNAME"]
             rebuilding = writer_beside(path, projector.rebuild)
             alone = writer_beside(path, lambda: time.sleep(statistics.median(times["rebuild"])))
