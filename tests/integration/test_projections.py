@@ -822,6 +822,30 @@ def test_on_sqlite_a_command_writes_while_a_projection_works_out_its_batch_witho
         assert dump(projector.engine) == caught_up
 
 
+def test_a_projector_whose_read_models_another_moved_on_reads_on_from_there_counting_nothing_twice(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
+    with (
+        Bohnanza.from_url(url) as app,
+        Projector.for_url(app, url) as first,
+        Projector.for_url(app, url) as second,
+    ):
+        played_alone(app, GAMES[0])
+        first.catch_up()  # `first` knows where it left the read models
+        played_alone(app, GAMES[1])
+        second.catch_up()  # and `second` moves them on behind its back
+        moved_on_to = app.position()
+        played_alone(app, GAMES[2])
+
+        advanced = first.catch_up(batch_size=100)
+        caught_up = dump(first.engine)
+        first.rebuild()
+
+        assert advanced == (app.position() - moved_on_to) * len(first.projections)
+        assert dump(first.engine) == caught_up
+
+
 @pytest.mark.slow  # the module's 21 bot games on each store
 @pytest.mark.parametrize("projection", [Scoreboards, GameInsights], ids=["scoreboards", "insights"])
 def test_a_batch_that_fails_midway_leaves_no_trace_and_is_processed_once_later(
