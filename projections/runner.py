@@ -348,8 +348,9 @@ class Projector:
             if reading.dialect.name == "postgresql":  # SQLite's transactions are snapshots
                 reading = reading.execution_options(isolation_level="REPEATABLE READ")
             with reading.begin():
+                stored = tracking.positions(reading)
                 for projection in group:
-                    if tracking.position_of(reading, projection.name) != position:
+                    if stored.get(projection.name, 0) != position:
                         raise Overtaken(f"projection {projection.name} is no longer at {position}")
                 page = self.reader.page(reading, position, end, topics)
                 prepared: dict[str, tuple[Changes, int]] = {}

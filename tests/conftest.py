@@ -157,9 +157,9 @@ WAITING = "tests/browser/"
 """Test files whose worker waits about half the time (on Chromium, which renders in processes of
 its own, and on the pages' own timers): alone about 85 s of wall time, in which the worker and
 Playwright's driver use about 40 s of CPU (Chromium's headless shell about 65 more; 6 Dec 2026).
-They run as one unit on one worker,
-first, while the other workers run the files that keep the cores busy; left to xdist they ran
-last, on both workers at once, and the machine was half idle for two minutes."""
+They run as one unit on one worker, first, while the other workers run the files that keep the
+cores busy; left to xdist they ran last, on both workers at once, and the machine was half idle
+for two minutes."""
 
 LONGEST_FIRST = (
     "tests/integration/test_projections.py",
