@@ -23,6 +23,7 @@ from werkzeug.routing import IntegerConverter, Map
 from domain.deadline import deadline
 
 from . import errors, games, live, meta, records, replays, stats
+from .command_path import CommandPath
 from .encoding import OrjsonProvider
 from .openapi import (
     SECURITY_SCHEMES,
@@ -34,16 +35,13 @@ from .openapi import (
 )
 from .record_document import RecordDocument
 from .schemas import ErrorSchema
+from .security import CREDENTIAL_KEYS, CREDENTIALS, VARY_CREDENTIALS
 from .services import Services
 from .settings import Settings
 from .web import web
 
 MAX_BODY_BYTES = 64 * 1024
 BUILD_ATTEMPTS = 3
-CREDENTIALS = ("Authorization", "X-Auditor-Token")
-CREDENTIAL_KEYS = tuple(f"HTTP_{name.upper().replace('-', '_')}" for name in CREDENTIALS)
-"""The credentials' headers as the WSGI environ names them."""
-VARY_CREDENTIALS = ", ".join(CREDENTIALS)
 CACHING = (
     "Caching: an answer to a request that carries a credential (`Authorization` or "
     "`X-Auditor-Token`, good or not) says `Cache-Control: private, no-store`, errors included: "
@@ -276,7 +274,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.after_request(not_cached_for_others)
     app.extensions["bohnanza"] = LazyServices(app.config)
     app.wsgi_app = within_database_deadline(  # type: ignore[method-assign]
-        app.wsgi_app, app.config["DATABASE_DEADLINE_SECONDS"]
+        CommandPath(app, app.wsgi_app), app.config["DATABASE_DEADLINE_SECONDS"]
     )
     return app
 
@@ -290,4 +288,5 @@ def within_database_deadline(wsgi_app: Callable[..., Any], seconds: float) -> Ca
         with deadline(seconds):
             return wsgi_app(environ, start_response)
 
+    serve.__wrapped__ = wsgi_app  # type: ignore[attr-defined]  # what it wraps, as functools does
     return serve

@@ -31,10 +31,15 @@ class OrjsonProvider(DefaultJSONProvider):
         return self._encode(obj).decode()
 
     def response(self, *args: Any, **kwargs: Any) -> Response:
+        body = self.encoded(self._prepare_response_obj(args, kwargs))
+        return self._app.response_class(body, mimetype=self.mimetype)
+
+    def encoded(self, obj: Any) -> bytes:
+        """The body of `response(obj)`: compact JSON and a newline, as Flask's, or indented for
+        people reading it in debug mode."""
         if (self.compact is None and self._app.debug) or self.compact is False:
-            return super().response(*args, **kwargs)  # indented for people reading it
-        body = self._encode(self._prepare_response_obj(args, kwargs))
-        return self._app.response_class(body + b"\n", mimetype=self.mimetype)
+            return f"{self.dumps(obj, indent=2)}\n".encode()
+        return self._encode(obj) + b"\n"
 
     def _encode(self, obj: Any) -> bytes:
         try:

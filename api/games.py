@@ -21,7 +21,7 @@ from domain.application import AlreadyApplied, KeyUsed, RecordedFact
 from domain.ids import new_game_id
 from domain.request_keys import AppliedRequest
 from domain.rules import events as ev
-from domain.rules.commands import Correct, Deal, NoteHand, Undo, parse_command
+from domain.rules.commands import Command, Correct, Deal, NoteHand, Undo, parse_command
 from domain.rules.errors import BohnanzaError, Conflict
 from domain.rules.legal import Legal
 from domain.rules.state import KNOWN_HANDS, TABLETOP, UNKNOWN_HANDS, GameState
@@ -663,12 +663,39 @@ def _execute(
     keyed: tuple[str, str] | None = None,
 ) -> dict[str, Any]:
     """Run the command and answer it; `keyed`: its Idempotency-Key and what the key covers."""
-    started = service.views.started(game_id)
+    command = authorized_command(service, game_id, caller, body)
+    document = executed(
+        service, game_id, caller, command, minimal=prefers_minimal(), expected=expected, keyed=keyed
+    )
+    _nudge_followers_after_answer(service, game_id)
+    return document
+
+
+def authorized_command(
+    service: Services, game_id: UUID, caller: Caller, body: dict[str, Any]
+) -> Command:
+    """The command the body gives, if its caller may give it (403 if not, 422 for a body that is
+    no command). Reads only: nothing is stored before `executed`."""
     if caller.role == HOST:
         _authorize_host(service.views.view(game_id, HOST_VIEWER)[0], body)
     else:
-        _authorize_seat(caller, started, body)
-    command = parse_command(body)
+        _authorize_seat(caller, service.views.started(game_id), body)
+    return parse_command(body)
+
+
+def executed(
+    service: Services,
+    game_id: UUID,
+    caller: Caller,
+    command: Command,
+    *,
+    minimal: bool,
+    expected: int | None = None,
+    keyed: tuple[str, str] | None = None,
+) -> dict[str, Any]:
+    """The command run on the game and stored, and its answer (without the caller's view if
+    `minimal`); `expected`: the version the request requires (412 if the game moved on);
+    `keyed`: its Idempotency-Key and what the key covers."""
     try:
         key, covers = keyed or (None, None)
         outcome = service.app.execute(
@@ -683,8 +710,9 @@ def _execute(
     recorded = outcome.recorded()
     service.views.record(game_id, recorded)
     service.after_write()
-    _nudge_followers_after_answer(service, game_id)
-    return _command_answer(service, game_id, caller, outcome.version, outcome.position, recorded)
+    return _command_answer(
+        service, game_id, caller, outcome.version, outcome.position, recorded, minimal=minimal
+    )
 
 
 def _nudge_followers_after_answer(service: Services, game_id: UUID) -> None:
@@ -711,10 +739,12 @@ def _command_answer(
     version: int,
     position: int | None,
     recorded: list[RecordedFact],
+    *,
+    minimal: bool,
 ) -> dict[str, Any]:
     """A command's answer: the game's new version and position, the command's facts as the
-    caller saw them, and the caller's view at that version, unless the request says `Prefer:
-    return=minimal` (`prefers_minimal`)."""
+    caller saw them, and, unless `minimal` (the request says `Prefer: return=minimal`,
+    `prefers_minimal`), the caller's view at that version."""
     viewer = _commanding_viewer(caller)
     started = service.views.started(game_id)
     answer = {
@@ -723,7 +753,7 @@ def _command_answer(
         "position": position,
         "events": [feed_item(fact.version, fact.fact, viewer, started) for fact in recorded],
     }
-    if not prefers_minimal():
+    if not minimal:
         at = service.views.view_at(game_id, viewer, version)
         answer["view"] = _view_document(at, viewer, version)
     return answer
@@ -738,14 +768,17 @@ def _stored_answer(
     is at or after the command's own, so reading one's writes with it still works."""
     facts = service.views.facts(game_id)[applied.first_version - 1 : applied.last_version]
     version, position = applied.last_version, service.app.position()
-    return _command_answer(service, game_id, caller, version, position, facts)
+    return _command_answer(
+        service, game_id, caller, version, position, facts, minimal=prefers_minimal()
+    )
 
 
-def prefers_minimal() -> bool:
-    """Whether the request asks for a command's answer without the caller's view: `Prefer:
-    return=minimal` (RFC 7240 §4.2). The first `return` preference counts; preferences the
-    service does not know, and values it does not know, are ignored, as the RFC asks."""
-    header = the_request().environ.get("HTTP_PREFER")
+def prefers_minimal(environ: dict[str, Any] | None = None) -> bool:
+    """Whether the request (this one, or the one `environ` describes) asks for a command's
+    answer without the caller's view: `Prefer: return=minimal` (RFC 7240 §4.2). The first
+    `return` preference counts; preferences the service does not know, and values it does not
+    know, are ignored, as the RFC asks."""
+    header = (environ or the_request().environ).get("HTTP_PREFER")
     if header is None:
         return False
     for preference in header.split(","):

@@ -48,6 +48,11 @@ REMEMBERED_SECONDS = 30.0
 """How long a process trusts a token it resolved without asking the database again."""
 SEAT = "seat"
 HOST = "host"
+CREDENTIALS = ("Authorization", "X-Auditor-Token")
+"""The headers that carry a credential: an answer to a request with one is the caller's alone."""
+CREDENTIAL_KEYS = tuple(f"HTTP_{name.upper().replace('-', '_')}" for name in CREDENTIALS)
+"""The credentials' headers as the WSGI environ names them."""
+VARY_CREDENTIALS = ", ".join(CREDENTIALS)
 
 
 def new_token() -> str:

@@ -14,12 +14,13 @@
    answer's headers are parsed by the `email` package) adds about 0.1 ms to every request; its
    ratio is printed beside, without the target. Then the floor any endpoint pays before its
    own work, beside each command: after the command's request and the command directly, the same
-   request goes to an empty route added to the app (it reads the JSON body and answers
-   `{"ok": true}`), then the command runs directly on a second copy, so that each request meets
-   the server as the others do (idle for a millisecond, its caches cooled by the client's work).
+   request goes to an empty endpoint in front of the app (a bare WSGI function: it reads the
+   JSON body and answers `{"ok": true}`), then the command runs directly on a second copy, so
+   that each request meets the server as the others do (idle for a millisecond, its caches
+   cooled by the client's work).
    A second pass with libcurl sends the commands with `Prefer: return=minimal`, whose answer
    leaves out the caller's view. A command's own work, request by request (the request less the
-   command directly and the empty route's request beside it; the median of those differences),
+   command directly and the empty endpoint's request beside it; the median of those differences),
    is printed against issue 25's target of 0.2 ms, with the view and without.
    The passes run in two layouts, alternately: (a) client and server share the machine's CPUs as
    the scheduler places them, which on a 2-core machine often puts the server on the core the
@@ -68,15 +69,16 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
+import orjson
 import psycopg
 import pycurl
 from eventsourcing.application import Application
 from eventsourcing.persistence import StoredEvent
-from flask import Flask, Response, jsonify, request
+from flask import Flask
 from psycopg import sql
 from werkzeug.test import EnvironBuilder
 
@@ -240,25 +242,36 @@ def own_work(ms: float) -> str:
 
 
 def app_with_floor(config: dict[str, object] | None = None) -> Flask:
-    """The service's app (`create_app()`, as gunicorn serves it) with one empty route added,
-    `POST /bench/floor`: it reads the JSON body and answers a constant. What it costs over HTTP is
-    what gunicorn, Flask, loopback and the client cost any endpoint before its own work."""
+    """The service's app (`create_app()`, as gunicorn serves it) with one empty endpoint in front
+    of it, `POST /bench/floor`: a bare WSGI function that reads the JSON body and answers a
+    constant. What it costs over HTTP is what gunicorn, loopback and the client cost any request
+    before the service's own work. (Until the commands took a path of their own past the
+    framework, api/command_path.py, the floor was an empty Flask route: the framework's dispatch
+    was on every request's path then, commands' included.)"""
     app = create_app(config)
+    served = app.wsgi_app
 
-    @app.post(FLOOR_PATH)
-    def floor() -> Response:
-        request.get_json()
-        return jsonify({"ok": True})
+    def floor_or_app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        if environ.get("PATH_INFO") != FLOOR_PATH:
+            return served(environ, start_response)
+        orjson.loads(environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0)))
+        start_response("200 OK", FLOOR_HEADERS)
+        return [FLOOR_ANSWER]
 
+    app.wsgi_app = floor_or_app  # type: ignore[method-assign]
     return app
+
+
+FLOOR_ANSWER = b'{"ok":true}\n'
+FLOOR_HEADERS = [("Content-Type", "application/json"), ("Content-Length", str(len(FLOOR_ANSWER)))]
 
 
 @dataclass
 class Pass:
     """One game's commands, each sent as a request, then run directly on a copy of the game; then
-    the same request sent to the empty route, followed by the command directly on a second copy
-    (so that each request meets the server as the others do, its caches cooled by the client's
-    work). The four sides' times, in seconds, command by command."""
+    the same request sent to the empty endpoint, followed by the command directly on a second
+    copy (so that each request meets the server as the others do, its caches cooled by the
+    client's work). The four sides' times, in seconds, command by command."""
 
     request: list[float] = field(default_factory=list)
     direct: list[float] = field(default_factory=list)
@@ -276,7 +289,7 @@ class Pass:
     @property
     def own(self) -> float:
         """The command's own work in this pass, in seconds: the median, over its commands, of each
-        request less the same command directly and the empty route's request beside it."""
+        request less the same command directly and the empty endpoint's request beside it."""
         return statistics.median(
             request - direct - floor
             for request, direct, floor in zip(self.request, self.direct, self.floor, strict=True)
@@ -284,7 +297,7 @@ class Pass:
 
     def measure(self, *steps: Callable[[], object]) -> None:
         """Time one command's four steps, one after the other: its request, the command
-        directly, the same request to the empty route, the command directly on a second copy."""
+        directly, the same request to the empty endpoint, the command directly on a second copy."""
         marks = [time.perf_counter()]
         for step in steps:
             step()
@@ -364,8 +377,8 @@ def _report_round_trips(runs: list[Pass], target: str) -> None:
     direct_ms, http_ms = _report(runs, "HTTP to gunicorn")
     ratios = _ratios(pass_.ratio for pass_ in runs)
     print(f"   ratio                  {http_ms / direct_ms:>9.2f} ×   ({ratios}){target}")
-    print("   the floor, beside each command on the same server: its request to an empty route")
-    floor_direct_ms, floor_ms = _report(runs, "HTTP, empty route", floor=True)
+    print("   the floor, beside each command on the same server: its request to an empty endpoint")
+    floor_direct_ms, floor_ms = _report(runs, "HTTP, empty endpoint", floor=True)
     floor_ratios = _ratios(pass_.floor_ratio for pass_ in runs)
     print(f"   ratio                  {floor_ms / floor_direct_ms:>9.2f} ×   ({floor_ratios})")
     print(f"   so the command's own HTTP work is {_own_work(runs)}:")
@@ -378,10 +391,10 @@ def _report_round_trips(runs: list[Pass], target: str) -> None:
 
 def _report_minimal(runs: list[Pass]) -> None:
     """The same client's commands sent with `Prefer: return=minimal` (no view in the answer, in a
-    pass of their own on the same server, each beside its request to the empty route)."""
+    pass of their own on the same server, each beside its request to the empty endpoint)."""
     print(f"   the same commands with `Prefer: {MINIMAL}` (the answer without the caller's view):")
     direct_ms, http_ms = _report(runs, "HTTP, minimal answer")
-    _report(runs, "HTTP, empty route", floor=True)
+    _report(runs, "HTTP, empty endpoint", floor=True)
     print(
         f"   ratio                  {http_ms / direct_ms:>9.2f} ×   ({_ratios(p.ratio for p in runs)})"
     )
@@ -390,7 +403,7 @@ def _report_minimal(runs: list[Pass]) -> None:
 
 def _own_work(runs: list[Pass]) -> str:
     """A command's own work, request by request, against its target: each request less the same
-    command directly and the empty route's request beside it, the median of a game's commands
+    command directly and the empty endpoint's request beside it, the median of a game's commands
     (then the median of the games'). Paired like this, the figure does not move with the
     machine's moods between passes, as a difference of three separate medians would."""
     own = [pass_.own for pass_ in runs]
@@ -400,7 +413,7 @@ def _own_work(runs: list[Pass]) -> str:
 
 def _report(passes: list[Pass], label: str, *, floor: bool = False) -> tuple[float, float]:
     """Print both sides' medians (the median of the games' medians) and p90s, of the commands'
-    requests or (`floor`) of the empty route's; return the medians."""
+    requests or (`floor`) of the empty endpoint's; return the medians."""
 
     def sides(pass_: Pass) -> tuple[list[float], list[float]]:
         return (pass_.floor_direct, pass_.floor) if floor else (pass_.direct, pass_.request)
@@ -426,7 +439,7 @@ def _p90(times: Iterable[float]) -> float:
 
 def _round_trips(game: BotGame, cpus: tuple[int, int] | None) -> Passes:
     """On one server, for each client in turn: the game's commands, each over HTTP, then
-    directly, then to the empty route, then directly on a second copy (`_alternate`). With
+    directly, then to the empty endpoint, then directly on a second copy (`_alternate`). With
     `cpus`, the client (and its direct commands) runs on the first, the server on the second. The
     same pass runs once first and is not counted: on a new server and a new SQLite file both sides
     are slower for a while (the files grow, the server's first requests load code), which would
@@ -468,7 +481,7 @@ def _round_trips(game: BotGame, cpus: tuple[int, int] | None) -> Passes:
 
 def _alternate(game: BotGame, app: Bohnanza, remote: HttpGame, connection: Connection) -> Pass:
     """Each of the game's commands over HTTP, then directly on a new copy of the game; then the
-    same request to the empty route, then the command directly on a second copy."""
+    same request to the empty endpoint, then the command directly on a second copy."""
     times = Pass()
     local, second = game.start(app), game.start(app)
     for command in game.commands:
@@ -484,7 +497,7 @@ def _alternate(game: BotGame, app: Bohnanza, remote: HttpGame, connection: Conne
 def in_process(games: list[BotGame]) -> None:
     """c) The command route's own work in one process, no gunicorn and no sockets: the app's WSGI
     function called with each request's environ built beforehand, each command's request beside
-    the command directly on a store of its own and the same request to the empty route. Far less
+    the command directly on a store of its own and the same request to the empty endpoint. Far less
     noisy than over HTTP, so the figure to compare when a change touches the request's Python (it
     leaves out what only a server between requests pays: caches cooled by gunicorn's own work)."""
     passes: list[Pass] = []
@@ -510,10 +523,10 @@ def in_process(games: list[BotGame]) -> None:
         " the same commands)"
     )
     _report(passes, "WSGI, the command")
-    _report(passes, "WSGI, empty route", floor=True)
+    _report(passes, "WSGI, empty endpoint", floor=True)
     print(f"   so the command's own work is {_own_work(passes)}")
     _report(minimal, "WSGI, minimal answer")
-    _report(minimal, "WSGI, empty route", floor=True)
+    _report(minimal, "WSGI, empty endpoint", floor=True)
     print(
         f"   with `Prefer: {MINIMAL}` (no view in the answer), the command's own work is"
         f" {_own_work(minimal)}"
@@ -525,7 +538,7 @@ def _in_process_pass(
 ) -> Pass:
     """The game's commands as requests to the app's WSGI function (with a `Prefer` header if
     `prefer`), each followed by the command directly on a new copy of the game, the same
-    request to the empty route and the command directly on a second copy."""
+    request to the empty endpoint and the command directly on a second copy."""
     created = app.test_client().post("/api/games", json=game.request()).get_json()
     url = f"/api/games/{created['game_id']}/commands"
     tokens = [f"Bearer {seat['token']}" for seat in created["seats"]]
@@ -539,7 +552,8 @@ def _in_process_pass(
     def call(environ: dict[str, object]) -> None:
         answer = app(environ, start_response)
         b"".join(answer)
-        answer.close()  # type: ignore[attr-defined]  # werkzeug's answers can be closed
+        if hasattr(answer, "close"):  # WSGI: an answer with `close` is closed once sent
+            answer.close()
 
     for command in game.commands:
         body = command.to_dict()

@@ -1,0 +1,231 @@
+"""The commands route's narrow path: a move, answered without the framework's layers.
+
+A seat sends `POST /api/games/<id>/commands` for every plant, offer, trade and harvest, and the
+table's pages wait for each answer; a command is the service's hottest request by far. Through
+Flask, flask-smorest and webargs, the path around a command's own work (its token, its body,
+its rules and store work, its answer) cost more than that work: about 0.15 ms of a 0.52 ms
+request in one process, as much again as the rules and the store (docs/performance.md,
+"A narrow path for commands").
+
+`CommandPath` sits in front of the app and answers the plain form of that request itself, doing
+exactly what the route does (`api.games.authorized_command` and `api.games.executed` are the
+route's own code) and nothing of the framework's. Every other request goes to the app, and so
+does every command request that is not plain, before anything is stored or answered:
+
+- anything but a canonical `/api/games/<lowercase UUID>/commands` POST with no query string and
+  a Host header;
+- an `Idempotency-Key`, an `If-Match` or an `expected_version` (the route's keyed and
+  conditional answers have one implementation), an `X-Auditor-Token`;
+- a body that is not plainly JSON of at most MAX_BODY_BYTES with its Content-Length (chunked,
+  compressed, another media type), one that breaks off or stops arriving (the app gets the bytes
+  read so far and then the same failure, `_Replayed`), one that is not JSON with one meaning, or
+  one the command's schema would not load unchanged (`FastLoader`);
+- an unknown game, a token that is not this game's, a command its caller may not give or that
+  is no command: the checks that refuse these only read, so the app repeats them and answers.
+
+So every refusal of a request's form, credentials or body has one answer, the app's. Once the
+command runs, the request has been taken: a refusal of the rules, a lost race or a store that
+is down from there on is answered by the app's own error handlers and after-request hooks in a
+request context of its own (`_answer_error`), not by running the command again. The tests send
+the same requests both ways and compare the answers byte for byte
+(tests/api/test_command_path.py).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+from uuid import UUID
+
+from flask import Flask
+from werkzeug.wsgi import ClosingIterator
+
+from domain import json_text
+
+from . import games, schemas
+from .blueprint import FastLoader, unreadable
+from .security import HOST, VARY_CREDENTIALS
+from .services import Services
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+PATH = re.compile(
+    r"/api/games/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/commands\Z"
+)
+"""The commands route's path, its game id spelled as the service spells ids."""
+LEFT_TO_THE_APP = (
+    "HTTP_IDEMPOTENCY_KEY",
+    "HTTP_IF_MATCH",
+    "HTTP_X_AUDITOR_TOKEN",
+    "HTTP_TRANSFER_ENCODING",
+    "HTTP_CONTENT_ENCODING",
+)
+"""Headers whose requests the app answers: keyed and conditional commands, an auditor's secret,
+and bodies sent in a coding."""
+
+
+class CommandPath:
+    """WSGI: plain command requests answered here (see the module's docstring), the rest by
+    `framework`, the app's own WSGI function."""
+
+    def __init__(self, app: Flask, framework: WSGIApp) -> None:
+        self.app = app
+        self.framework = framework
+        self.loader = FastLoader.of(schemas.CommandSchema())
+        self.limit: int = app.config["MAX_CONTENT_LENGTH"]
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        taken = self._taken(environ)
+        if taken is None:
+            return self.framework(environ, start_response)
+        game_id, raw, body = taken
+        try:
+            service: Services = self.app.extensions["bohnanza"].get()
+            service.views.started(game_id)  # unknown: the app answers 404
+            caller = service.tokens.resolve(game_id, _bearer(environ))
+            if caller is None:
+                return self._left(environ, start_response, raw)
+            if caller.role != HOST:
+                body.setdefault("seat", caller.seat)
+            command = games.authorized_command(service, game_id, caller, body)
+        except Exception:  # only read so far: the app checks again and answers
+            return self._left(environ, start_response, raw)
+        minimal = games.prefers_minimal(environ)
+        try:
+            document = games.executed(service, game_id, caller, command, minimal=minimal)
+        except Exception as error:
+            return self._answer_error(environ, start_response, raw, error)
+        return self._answer(start_response, service, game_id, document, minimal)
+
+    def _taken(self, environ: dict[str, Any]) -> tuple[UUID, bytes, dict[str, Any]] | None:
+        """The game, the body's bytes and its fields, for a request this path answers; None for
+        one the app answers (its body, if read, put back for the app to read)."""
+        matched = PATH.match(environ.get("PATH_INFO", ""))
+        if (
+            matched is None
+            or environ.get("REQUEST_METHOD") != "POST"
+            or environ.get("QUERY_STRING")
+            or "HTTP_HOST" not in environ
+            or "HTTP_AUTHORIZATION" not in environ
+            or any(name in environ for name in LEFT_TO_THE_APP)
+            or self.loader is None
+        ):
+            return None
+        length = environ.get("CONTENT_LENGTH", "")
+        kind = environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower()
+        if not length.isdigit() or not 0 < int(length) <= self.limit or kind != "application/json":
+            return None
+        raw = _read(environ, int(length))
+        if raw is None:
+            return None
+        try:
+            fields = json_text.loads(raw.decode())
+        except Exception:
+            fields = None
+        body = None if fields is None or unreadable(raw, fields) else self.loader(fields)
+        if body is None or "expected_version" in body:
+            environ["wsgi.input"] = io.BytesIO(raw)
+            return None
+        return UUID(matched.group(1)), raw, body
+
+    def _left(self, environ: dict[str, Any], start_response: Callable[..., Any], raw: bytes) -> Any:
+        """The request, body and all, answered by the app."""
+        environ["wsgi.input"] = io.BytesIO(raw)
+        return self.framework(environ, start_response)
+
+    def _answer(
+        self,
+        start_response: Callable[..., Any],
+        service: Services,
+        game_id: UUID,
+        document: dict[str, Any],
+        minimal: bool,
+    ) -> Any:
+        """The route's 200 answer (`api.games._answer` and the after-request hooks): the same
+        bytes and headers, in the same order. Live followers of the game are told once it is
+        sent."""
+        data = self.app.json.encoded(document)  # type: ignore[attr-defined]
+        headers = [
+            ("Content-Type", "application/json"),
+            ("Content-Length", str(len(data))),
+            ("ETag", f'"{document["version"]}"'),
+        ]
+        if minimal:
+            headers.append(("Preference-Applied", "return=minimal"))
+        headers += [("Cache-Control", "private, no-store"), ("Vary", VARY_CREDENTIALS)]
+        start_response("200 OK", headers)
+        if not service.live.follows(game_id):
+            return [data]
+        return ClosingIterator([data], lambda: service.live.nudge(game_id))
+
+    def _answer_error(
+        self,
+        environ: dict[str, Any],
+        start_response: Callable[..., Any],
+        raw: bytes,
+        error: Exception,
+    ) -> Any:
+        """An error raised once the command ran, answered as the app answers an error its view
+        raises: its error handlers, then its after-request hooks (Flask's `full_dispatch_request`
+        and `wsgi_app`), in a request context of its own."""
+        environ["wsgi.input"] = io.BytesIO(raw)
+        app = self.app
+        with app.request_context(environ):
+            try:  # called while `error` is being handled: a bare `raise` in Flask re-raises it
+                response = app.finalize_request(app.handle_user_exception(error))
+            except Exception as unhandled:
+                response = app.handle_exception(unhandled)
+            return response(environ, start_response)
+
+
+def _bearer(environ: dict[str, Any]) -> str:
+    """The token of `Authorization: Bearer <token>`; "" (no game's token) for another form."""
+    matched = games.BEARER.match(environ["HTTP_AUTHORIZATION"].strip())
+    return "" if matched is None else matched.group(1)
+
+
+def _read(environ: dict[str, Any], length: int) -> bytes | None:
+    """The body's `length` bytes; None if it broke off or a read failed, the bytes read so far
+    (and the failure) put back for the app to meet as it reads them."""
+    stream = environ["wsgi.input"]
+    parts: list[bytes] = []
+    got = 0
+    try:
+        while got < length:
+            part = stream.read(length - got)
+            if not part:
+                break
+            parts.append(part)
+            got += len(part)
+    except Exception as failure:
+        environ["wsgi.input"] = _Replayed(b"".join(parts), failure)
+        return None
+    raw = b"".join(parts)
+    if got < length:
+        environ["wsgi.input"] = io.BytesIO(raw)
+        return None
+    return raw
+
+
+class _Replayed(io.RawIOBase):
+    """A body that failed part way: the bytes read before, then the same failure."""
+
+    def __init__(self, head: bytes, failure: Exception) -> None:
+        self.head = io.BytesIO(head)
+        self.failure = failure
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.head.read(size)
+        if data:
+            return data
+        raise self.failure
+
+    def readinto(self, buffer: Any) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
