@@ -2,10 +2,10 @@
 
 A seat sends `POST /api/games/<id>/commands` for every plant, offer, trade and harvest, and the
 table's pages wait for each answer; a command is the service's hottest request by far. Through
-Flask, flask-smorest and webargs, the path around a command's own work (its token, its body,
-its rules and store work, its answer) cost more than that work: about 0.15 ms of a 0.52 ms
-request in one process, as much again as the rules and the store (docs/performance.md,
-"A narrow path for commands").
+Flask, flask-smorest and webargs, the layers around a command's own work (its token, its body,
+its rules and store work, its answer) took about 0.15 ms of a 0.52 ms request in one process,
+where the rules and the store took about 0.27 (docs/performance.md, "A narrow path for
+commands").
 
 `CommandPath` sits in front of the app and answers the plain form of that request itself, doing
 exactly what the route does (`api.games.authorized_command` and `api.games.executed` are the
@@ -19,7 +19,9 @@ does every command request that is not plain, before anything is stored or answe
 - a body that is not plainly JSON of at most MAX_BODY_BYTES with its Content-Length (chunked,
   compressed, another media type), one that breaks off or stops arriving (the app gets the bytes
   read so far and then the same failure, `_Replayed`), one that is not JSON with one meaning, or
-  one the command's schema would not load unchanged (`FastLoader`);
+  one the command's schema would not load unchanged (`FastLoader`). The app gets a copy of the
+  environ with the body to read again; the server's own keeps the server's body object, which
+  tells the server whether the body was read to its end;
 - an unknown game, a token that is not this game's, a command its caller may not give or that
   is no command: the checks that refuse these only read, so the app repeats them and answers.
 
@@ -77,15 +79,19 @@ class CommandPath:
         self.limit: int = app.config["MAX_CONTENT_LENGTH"]
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        taken = self._taken(environ)
-        if taken is None:
+        game_id = self._plain(environ)
+        if game_id is None:
             return self.framework(environ, start_response)
-        game_id, raw, body = taken
+        raw, failed = _read(environ["wsgi.input"], int(environ["CONTENT_LENGTH"]))
+        if failed is not None:  # the app meets the body as it broke off
+            return self.framework({**environ, "wsgi.input": failed}, start_response)
+        body = self._loaded(raw)
+        if body is None:
+            return self._left(environ, start_response, raw)
         try:
             service: Services = self.app.extensions["bohnanza"].get()
-            service.views.started(game_id)  # unknown: the app answers 404
             caller = service.tokens.resolve(game_id, _bearer(environ))
-            if caller is None:
+            if caller is None:  # no token of this game's, or no such game
                 return self._left(environ, start_response, raw)
             if caller.role != HOST:
                 body.setdefault("seat", caller.seat)
@@ -99,9 +105,9 @@ class CommandPath:
             return self._answer_error(environ, start_response, raw, error)
         return self._answer(start_response, service, game_id, document, minimal)
 
-    def _taken(self, environ: dict[str, Any]) -> tuple[UUID, bytes, dict[str, Any]] | None:
-        """The game, the body's bytes and its fields, for a request this path answers; None for
-        one the app answers (its body, if read, put back for the app to read)."""
+    def _plain(self, environ: dict[str, Any]) -> UUID | None:
+        """The game of a command request this path may answer, by its method, path and headers;
+        None for any other request."""
         matched = PATH.match(environ.get("PATH_INFO", ""))
         if (
             matched is None
@@ -117,23 +123,22 @@ class CommandPath:
         kind = environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower()
         if not length.isdigit() or not 0 < int(length) <= self.limit or kind != "application/json":
             return None
-        raw = _read(environ, int(length))
-        if raw is None:
-            return None
+        return UUID(matched.group(1))
+
+    def _loaded(self, raw: bytes) -> dict[str, Any] | None:
+        """The body's fields as the route's schema loads them, for a body it would load
+        unchanged (`FastLoader`) with no `expected_version`; None for any other body."""
+        assert self.loader is not None
         try:
             fields = json_text.loads(raw.decode())
         except Exception:
-            fields = None
-        body = None if fields is None or unreadable(raw, fields) else self.loader(fields)
-        if body is None or "expected_version" in body:
-            environ["wsgi.input"] = io.BytesIO(raw)
             return None
-        return UUID(matched.group(1)), raw, body
+        body = None if unreadable(raw, fields) else self.loader(fields)
+        return None if body is None or "expected_version" in body else body
 
     def _left(self, environ: dict[str, Any], start_response: Callable[..., Any], raw: bytes) -> Any:
         """The request, body and all, answered by the app."""
-        environ["wsgi.input"] = io.BytesIO(raw)
-        return self.framework(environ, start_response)
+        return self.framework(_with_body(environ, raw), start_response)
 
     def _answer(
         self,
@@ -170,9 +175,8 @@ class CommandPath:
         """An error raised once the command ran, answered as the app answers an error its view
         raises: its error handlers, then its after-request hooks (Flask's `full_dispatch_request`
         and `wsgi_app`), in a request context of its own."""
-        environ["wsgi.input"] = io.BytesIO(raw)
         app = self.app
-        with app.request_context(environ):
+        with app.request_context(_with_body(environ, raw)):
             try:  # called while `error` is being handled: a bare `raise` in Flask re-raises it
                 response = app.finalize_request(app.handle_user_exception(error))
             except Exception as unhandled:
@@ -186,27 +190,28 @@ def _bearer(environ: dict[str, Any]) -> str:
     return "" if matched is None else matched.group(1)
 
 
-def _read(environ: dict[str, Any], length: int) -> bytes | None:
-    """The body's `length` bytes; None if it broke off or a read failed, the bytes read so far
-    (and the failure) put back for the app to meet as it reads them."""
-    stream = environ["wsgi.input"]
+def _read(stream: Any, length: int) -> tuple[bytes, Any]:
+    """The body's `length` bytes and None; or, if it broke off or a read failed, what the app is
+    to read in its place: the bytes read so far, then the end or the same failure."""
     parts: list[bytes] = []
     got = 0
     try:
         while got < length:
             part = stream.read(length - got)
             if not part:
-                break
+                return b"", io.BytesIO(b"".join(parts))
             parts.append(part)
             got += len(part)
     except Exception as failure:
-        environ["wsgi.input"] = _Replayed(b"".join(parts), failure)
-        return None
-    raw = b"".join(parts)
-    if got < length:
-        environ["wsgi.input"] = io.BytesIO(raw)
-        return None
-    return raw
+        return b"", _Replayed(b"".join(parts), failure)
+    return b"".join(parts), None
+
+
+def _with_body(environ: dict[str, Any], raw: bytes) -> dict[str, Any]:
+    """A copy of the request's environ whose body reads `raw` again. The server's own environ
+    keeps its body object, which tells it whether the body was read to its end (the service's
+    worker closes the connection after an answer to one that was not, api/worker.py)."""
+    return {**environ, "wsgi.input": io.BytesIO(raw)}
 
 
 class _Replayed(io.RawIOBase):

@@ -177,3 +177,38 @@ def test_a_tls_handshake_on_the_plain_port_is_a_400_at_once(server) -> None:
     assert "TLS handshake" in body["message"]
     assert "plain HTTP" in body["message"]
     assert took < READ_TIMEOUT
+
+
+@pytest.mark.parametrize(
+    ("cut_short", "status", "code"),
+    [(False, 408, "request_timeout"), (True, 400, "bad_request")],
+    ids=["stops arriving", "shorter than its length"],
+)
+def test_a_command_whose_body_fails_part_way_is_refused_as_the_app_refuses_it(
+    server: tuple[str, int], cut_short: bool, status: int, code: str
+) -> None:
+    # A plain command takes the narrow path (api/command_path.py), which reads the body itself
+    # and hands a failed one on to the app; with an Idempotency-Key the app reads it.
+    base = f"http://{server[0]}:{server[1]}"
+    created = httpx.post(f"{base}/api/games", json={"seats": ["Ana", "Ben"], "seed": 7}).json()
+    answers = []
+    for key in ("", "Idempotency-Key: k-1\r\n"):
+        head = (
+            f"POST /api/games/{created['game_id']}/commands HTTP/1.1\r\nHost: x\r\n{key}"
+            f"Authorization: Bearer {created['seats'][0]['token']}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 200\r\n\r\n"
+        ).encode()
+        with socket.create_connection(server, timeout=10 * READ_TIMEOUT) as connection:
+            connection.sendall(head + b'{"type": "plant", "field": 0}')
+            if cut_short:
+                connection.shutdown(socket.SHUT_WR)
+            answer = b""
+            while chunk := connection.recv(65536):
+                answer += chunk
+        answered, headers, body = envelope(answer)
+        answers.append((answered, body["code"], headers["connection"]))
+
+    assert answers[0] == answers[1]
+    assert answers[0][:2] == (status, code)
+    game = httpx.get(f"{base}/api/games/{created['game_id']}").json()
+    assert game["version"] == created["version"]
