@@ -121,7 +121,8 @@ class CommandPath:
             return None
         length = environ.get("CONTENT_LENGTH", "")
         kind = environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower()
-        if not length.isdigit() or not 0 < int(length) <= self.limit or kind != "application/json":
+        digits = length.isascii() and length.isdigit()  # "²" is a digit to isdigit(), not to int()
+        if not digits or not 0 < int(length) <= self.limit or kind != "application/json":
             return None
         return UUID(matched.group(1))
 

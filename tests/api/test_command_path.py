@@ -292,6 +292,15 @@ def test_a_body_that_fails_part_way_is_answered_as_the_framework_answers_it(
     assert answered == status
 
 
+@pytest.mark.parametrize("length", ["²", "+29", "29 ", "-1", ""])
+def test_a_content_length_that_is_not_plain_digits_is_left_to_the_framework(
+    twins: Twins, length: str
+) -> None:
+    body = json.dumps(ANA_PLANTS).encode()
+
+    twins.by_the_framework(lambda: twins.send(0, body, environ=lambda: {"CONTENT_LENGTH": length}))
+
+
 def test_a_body_shorter_than_its_length_is_left_to_the_framework(twins: Twins) -> None:
     body = json.dumps(ANA_PLANTS).encode()
 
