@@ -101,9 +101,10 @@ class CommandPath:
         minimal = games.prefers_minimal(environ)
         try:
             document = games.executed(service, game_id, caller, command, minimal=minimal)
+            data = self.app.json.encoded(document)  # type: ignore[attr-defined]
         except Exception as error:
             return self._answer_error(environ, start_response, raw, error)
-        return self._answer(start_response, service, game_id, document, minimal)
+        return self._answer(start_response, service, game_id, data, document["version"], minimal)
 
     def _plain(self, environ: dict[str, Any]) -> UUID | None:
         """The game of a command request this path may answer, by its method, path and headers;
@@ -132,9 +133,9 @@ class CommandPath:
         assert self.loader is not None
         try:
             fields = json_text.loads(raw.decode())
-        except Exception:
+            body = None if unreadable(raw, fields) else self.loader(fields)
+        except Exception:  # the app reads it again and answers
             return None
-        body = None if unreadable(raw, fields) else self.loader(fields)
         return None if body is None or "expected_version" in body else body
 
     def _left(self, environ: dict[str, Any], start_response: Callable[..., Any], raw: bytes) -> Any:
@@ -146,17 +147,17 @@ class CommandPath:
         start_response: Callable[..., Any],
         service: Services,
         game_id: UUID,
-        document: dict[str, Any],
+        data: bytes,
+        version: int,
         minimal: bool,
     ) -> Any:
         """The route's 200 answer (`api.games._answer` and the after-request hooks): the same
         bytes and headers, in the same order. Live followers of the game are told once it is
         sent."""
-        data = self.app.json.encoded(document)  # type: ignore[attr-defined]
         headers = [
             ("Content-Type", "application/json"),
             ("Content-Length", str(len(data))),
-            ("ETag", f'"{document["version"]}"'),
+            ("ETag", f'"{version}"'),
         ]
         if minimal:
             headers.append(("Preference-Applied", "return=minimal"))

@@ -20,6 +20,7 @@ from eventsourcing.persistence import OperationalError
 from flask import Flask
 from flask.testing import FlaskClient
 
+from api import games
 from api.app import within_database_deadline
 from api.command_path import CommandPath
 from domain.bots import simulate
@@ -357,3 +358,19 @@ def test_the_game_s_live_followers_are_told_once_the_answer_is_sent_on_both_path
         ("narrow", UUID(twins.narrow.game.id)),
         ("framework", UUID(twins.framework.game.id)),
     ]
+
+
+def test_a_failure_after_the_command_is_stored_is_the_app_s_500_and_the_command_is_stored_once(
+    twins: Twins, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the answer could not be made")
+
+    monkeypatch.setattr(games, "_command_answer", broken)
+
+    status, _, answer = twins.by_the_narrow_path(lambda: twins.send(0, ANA_PLANTS))
+
+    assert status == 500
+    assert json.loads(answer)["code"] == "internal_error"
+    for side in (twins.narrow, twins.framework):
+        assert side.client.get(side.game.url).get_json()["version"] == 3  # the plant, once
