@@ -13,9 +13,9 @@ route's own code) and nothing of the framework's. Every other request goes to th
 does every command request that is not plain, before anything is stored or answered:
 
 - anything but a canonical `/api/games/<lowercase UUID>/commands` POST with no query string and
-  a Host header;
-- an `Idempotency-Key`, an `If-Match` or an `expected_version` (the route's keyed and
-  conditional answers have one implementation), an `X-Auditor-Token`;
+  a Host header; an `X-Auditor-Token`;
+- an `If-Match` or an `Idempotency-Key` that is none (`api.games.command_request` reads them
+  for both paths);
 - a body that is not plainly JSON of at most MAX_BODY_BYTES with its Content-Length (chunked,
   compressed, another media type), one that breaks off or stops arriving (the app gets the bytes
   read so far and then the same failure, `_Replayed`), one that is not JSON with one meaning, or
@@ -26,10 +26,13 @@ does every command request that is not plain, before anything is stored or answe
   is no command: the checks that refuse these only read, so the app repeats them and answers.
 
 So every refusal of a request's form, credentials or body has one answer, the app's. Once the
-command runs, the request has been taken: a refusal of the rules, a lost race or a store that
-is down from there on is answered by the app's own error handlers and after-request hooks in a
-request context of its own (`_answer_error`), not by running the command again. The tests send
-the same requests both ways and compare the answers byte for byte
+command runs without an `Idempotency-Key`, the request has been taken: a refusal of the rules, a
+lost race or a store that is down from there on is answered by the app's own error handlers
+and after-request hooks in a request context of its own (`_answer_error`), not by running the
+command again. With a key, a refusal and a key used before are the app's (`_kept_under_the_key`):
+nothing was stored, running the command again is what the key makes safe, and the answers kept
+under a key have one implementation, the route's.
+The tests send the same requests both ways and compare the answers byte for byte
 (tests/api/test_command_path.py).
 """
 
@@ -45,10 +48,13 @@ from flask import Flask
 from werkzeug.wsgi import ClosingIterator
 
 from domain import json_text
+from domain.application import KeyUsed
+from domain.rules.errors import BohnanzaError, Conflict
 
 from . import games, schemas
 from .blueprint import FastLoader, unreadable
-from .security import HOST, VARY_CREDENTIALS
+from .errors import ApiError
+from .security import VARY_CREDENTIALS
 from .services import Services
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -57,15 +63,8 @@ PATH = re.compile(
     r"/api/games/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/commands\Z"
 )
 """The commands route's path, its game id spelled as the service spells ids."""
-LEFT_TO_THE_APP = (
-    "HTTP_IDEMPOTENCY_KEY",
-    "HTTP_IF_MATCH",
-    "HTTP_X_AUDITOR_TOKEN",
-    "HTTP_TRANSFER_ENCODING",
-    "HTTP_CONTENT_ENCODING",
-)
-"""Headers whose requests the app answers: keyed and conditional commands, an auditor's secret,
-and bodies sent in a coding."""
+LEFT_TO_THE_APP = ("HTTP_X_AUDITOR_TOKEN", "HTTP_TRANSFER_ENCODING", "HTTP_CONTENT_ENCODING")
+"""Headers whose requests the app answers: an auditor's secret, and bodies sent in a coding."""
 
 
 class CommandPath:
@@ -93,16 +92,19 @@ class CommandPath:
             caller = service.tokens.resolve(game_id, _bearer(environ))
             if caller is None:  # no token of this game's, or no such game
                 return self._left(environ, start_response, raw)
-            if caller.role != HOST:
-                body.setdefault("seat", caller.seat)
+            expected, keyed = games.command_request(environ, caller, body)
             command = games.authorized_command(service, game_id, caller, body)
         except Exception:  # only read so far: the app checks again and answers
             return self._left(environ, start_response, raw)
         minimal = games.prefers_minimal(environ)
         try:
-            document = games.executed(service, game_id, caller, command, minimal=minimal)
+            document = games.executed(
+                service, game_id, caller, command, minimal=minimal, expected=expected, keyed=keyed
+            )
             data = self.app.json.encoded(document)  # type: ignore[attr-defined]
         except Exception as error:
+            if keyed is not None and _kept_under_the_key(error):
+                return self._left(environ, start_response, raw)
             return self._answer_error(environ, start_response, raw, error)
         return self._answer(start_response, service, game_id, data, document["version"], minimal)
 
@@ -129,14 +131,14 @@ class CommandPath:
 
     def _loaded(self, raw: bytes) -> dict[str, Any] | None:
         """The body's fields as the route's schema loads them, for a body it would load
-        unchanged (`FastLoader`) with no `expected_version`; None for any other body."""
+        unchanged (`FastLoader`); None for any other body."""
         assert self.loader is not None
         try:
             fields = json_text.loads(raw.decode())
             body = None if unreadable(raw, fields) else self.loader(fields)
         except Exception:  # the app reads it again and answers
             return None
-        return None if body is None or "expected_version" in body else body
+        return body
 
     def _left(self, environ: dict[str, Any], start_response: Callable[..., Any], raw: bytes) -> Any:
         """The request, body and all, answered by the app."""
@@ -184,6 +186,16 @@ class CommandPath:
             except Exception as unhandled:
                 response = app.handle_exception(unhandled)
             return response(environ, start_response)
+
+
+def _kept_under_the_key(error: Exception) -> bool:
+    """Whether the route keeps this outcome of a keyed command under its key, or answers it from
+    the key (`api.games.give_command`): a refusal, or a key used before. Nothing was stored, and
+    the key makes running the command again safe, so the app runs it and keeps the answer. A
+    lost race (tried afresh) and any other failure are answered here, as the route answers them."""
+    if isinstance(error, Conflict):
+        return False
+    return isinstance(error, KeyUsed | ApiError | BohnanzaError)
 
 
 def _bearer(environ: dict[str, Any]) -> str:

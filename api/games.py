@@ -446,8 +446,11 @@ def legal_commands(game_id: UUID) -> dict[str, Any]:
     return _document(game_id, viewer).get("legal") or render_legal(Legal(()))
 
 
-def _expected_version(body: dict[str, Any]) -> int | None:
-    header = the_request().environ.get("HTTP_IF_MATCH")
+def expected_version(environ: dict[str, Any], body: dict[str, Any]) -> int | None:
+    """The version a command requires the game to be at: `If-Match` or the body's
+    `expected_version` (taken out of the body), None for any; 400 for an If-Match that is no
+    version, or for the two disagreeing."""
+    header = environ.get("HTTP_IF_MATCH")
     from_body = body.pop("expected_version", None)
     if header is None or header.strip() == "*":  # "*": any current version will do
         return from_body
@@ -528,15 +531,12 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
     caller = caller_for(game_id)  # the game is known (game_and_credentials_checked)
     if caller is None:
         raise unauthorized("commands need a seat's (or the host's) token")
-    expected = _expected_version(body)
-    key = idempotency_key()
-    if caller.role != HOST:  # a seat's own seat, named or not, is the same command
-        body.setdefault("seat", caller.seat)
-    if key is None:
+    expected, keyed = command_request(the_request().environ, caller, body)
+    if keyed is None:
         return _answer(200, _execute(service, game_id, caller, body, expected))
-    covers = key_covers(caller, {"command": body, "expected_version": expected})
+    key, covers = keyed
     try:
-        document = _execute(service, game_id, caller, body, expected, (key, covers))
+        document = _execute(service, game_id, caller, body, expected, keyed)
         return _answer(200, document)
     except KeyUsed as used:  # a retry: the key's row in the store says what its first use did
         return _answer_of_used_key(service, caller, covers, used)
@@ -549,6 +549,22 @@ def give_command(body: dict[str, Any], game_id: UUID) -> Response:
     except KeyUsed as used:  # an attempt racing this one used the key first
         return _answer_of_used_key(service, caller, covers, used)
     return _answer(status, document)
+
+
+def command_request(
+    environ: dict[str, Any], caller: Caller, body: dict[str, Any]
+) -> tuple[int | None, tuple[str, str] | None]:
+    """What a command's request asks beside the command: the version it requires (`If-Match`
+    or the body's `expected_version`, taken out of the body) and, with an Idempotency-Key, the
+    key and what it covers. A seat's body gets its seat (named or not, the same command).
+    400 for an If-Match or a key that is none."""
+    expected = expected_version(environ, body)
+    key = idempotency_key(environ)
+    if caller.role != HOST:
+        body.setdefault("seat", caller.seat)
+    if key is None:
+        return expected, None
+    return expected, (key, key_covers(caller, {"command": body, "expected_version": expected}))
 
 
 def _answer_of_used_key(service: Services, caller: Caller, covers: str, used: KeyUsed) -> Response:
@@ -572,9 +588,10 @@ def _answer_of_used_key(service: Services, caller: Caller, covers: str, used: Ke
     return _answer(kept.status, kept.response, replayed=True)
 
 
-def idempotency_key() -> str | None:
-    """The request's Idempotency-Key, None without one; 400 for one that is no key."""
-    key = the_request().environ.get("HTTP_IDEMPOTENCY_KEY")
+def idempotency_key(environ: dict[str, Any] | None = None) -> str | None:
+    """The request's (or `environ`'s) Idempotency-Key, None without one; 400 for one that is no
+    key."""
+    key = (environ or the_request().environ).get("HTTP_IDEMPOTENCY_KEY")
     if key is not None and not IDEMPOTENCY_KEY.match(key):
         raise bad_header(
             "Idempotency-Key",

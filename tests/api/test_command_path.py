@@ -166,15 +166,21 @@ def test_a_whole_bot_game_is_answered_on_the_narrow_path_as_the_framework_answer
     twin_apps: tuple[Flask, Flask],
 ) -> None:
     twins, commands = bot_game_on(twin_apps, seed=5, tabletop=False)
+    version = twins.narrow.game.document["version"]
 
     for step, entry in enumerate(commands):
         body = entry.to_dict()
         seat = body.pop("seat")
         extra = {"Prefer": "return=minimal"} if step % 3 == 0 else {}
+        if step % 4 == 1:
+            extra["Idempotency-Key"] = f"step-{step}"
+        if step % 7 == 2:
+            extra["If-Match"] = f'"{version}"'
         status, _, answer = twins.by_the_narrow_path(
             lambda body=body, seat=seat, extra=extra: twins.send(seat, body, headers=extra)
         )
         assert status == 200, answer
+        version = json.loads(answer)["version"]
         if step % 5 == 0:  # refused by the rules, once the command has run
             refused, _, _ = twins.by_the_narrow_path(
                 lambda seat=seat: twins.send(seat, NO_SUCH_OFFER)
@@ -195,17 +201,22 @@ def test_a_tabletop_game_s_host_and_seats_are_answered_on_the_narrow_path_as_by_
         if who == 0:
             who = body.pop("seat")
         status, _, answer = twins.by_the_narrow_path(
-            lambda body=body, who=who: twins.send(who, body)
+            lambda body=body, who=who, step=step: twins.send(
+                who, body, headers={"Idempotency-Key": f"t-{step}"} if step % 3 == 0 else {}
+            )
         )
         assert status == 200, answer
 
 
 Request = Callable[[Twins], Answer]
 LEFT_TO_THE_FRAMEWORK: dict[str, Request] = {
-    "an Idempotency-Key": lambda t: t.send(0, ANA_PLANTS, headers={"Idempotency-Key": "k-1"}),
-    "If-Match": lambda t: t.send(0, ANA_PLANTS, headers={"If-Match": '"2"'}),
-    "a stale If-Match": lambda t: t.send(0, ANA_PLANTS, headers={"If-Match": '"1"'}),
-    "expected_version in the body": lambda t: t.send(0, {**ANA_PLANTS, "expected_version": 2}),
+    "an If-Match that is no version": lambda t: t.send(0, ANA_PLANTS, headers={"If-Match": "2x"}),
+    "If-Match and expected_version disagreeing": lambda t: t.send(
+        0, {**ANA_PLANTS, "expected_version": 1}, headers={"If-Match": '"2"'}
+    ),
+    "an Idempotency-Key that is two": lambda t: t.send(
+        0, ANA_PLANTS, headers={"Idempotency-Key": "k-1,k-2"}
+    ),
     "a query string": lambda t: t.send(0, ANA_PLANTS, "/commands?x=1"),
     "an auditor's secret": lambda t: t.send(0, ANA_PLANTS, headers={"X-Auditor-Token": "x"}),
     "no token": lambda t: t.send(None, ANA_PLANTS),
@@ -231,6 +242,70 @@ LEFT_TO_THE_FRAMEWORK: dict[str, Request] = {
     "a body over the limit": lambda t: t.send(0, {**ANA_PLANTS, "note": "x" * 70_000}),
     "an empty body": lambda t: t.send(0, b""),
 }
+
+
+ON_THE_NARROW_PATH: dict[str, tuple[Request, int]] = {
+    "an Idempotency-Key": (
+        lambda t: t.send(0, ANA_PLANTS, headers={"Idempotency-Key": "k-1"}),
+        200,
+    ),
+    "If-Match of the game's version": (
+        lambda t: t.send(0, ANA_PLANTS, headers={"If-Match": '"2"'}),
+        200,
+    ),
+    "If-Match: *": (lambda t: t.send(0, ANA_PLANTS, headers={"If-Match": "*"}), 200),
+    "expected_version in the body": (
+        lambda t: t.send(0, {**ANA_PLANTS, "expected_version": 2}),
+        200,
+    ),
+    "a stale If-Match": (lambda t: t.send(0, ANA_PLANTS, headers={"If-Match": '"1"'}), 412),
+    "a stale If-Match and a key": (
+        lambda t: t.send(0, ANA_PLANTS, headers={"If-Match": '"1"', "Idempotency-Key": "k-1"}),
+        412,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ON_THE_NARROW_PATH))
+def test_a_keyed_or_conditional_command_is_answered_on_the_narrow_path_as_by_the_framework(
+    twins: Twins, case: str
+) -> None:
+    send, status = ON_THE_NARROW_PATH[case]
+    by = (
+        twins.by_the_framework if case == "a stale If-Match and a key" else twins.by_the_narrow_path
+    )
+
+    answered, _, _ = by(lambda: send(twins))
+
+    assert answered == status
+
+
+def test_a_keyed_command_s_retry_reuse_and_refusal_are_the_framework_s_answers(
+    twins: Twins,
+) -> None:
+    key = {"Idempotency-Key": "k-1"}
+    first = twins.by_the_narrow_path(lambda: twins.send(0, ANA_PLANTS, headers=key))
+    retry = twins.by_the_framework(lambda: twins.send(0, ANA_PLANTS, headers=key))
+    reused = twins.by_the_framework(
+        lambda: twins.send(0, {"type": "plant", "field": 1}, headers=key)
+    )
+    refused_key = {"Idempotency-Key": "k-2"}
+    refused = twins.by_the_framework(lambda: twins.send(0, NO_SUCH_OFFER, headers=refused_key))
+    refused_again = twins.by_the_framework(
+        lambda: twins.send(0, NO_SUCH_OFFER, headers=refused_key)
+    )
+
+    assert (first[0], retry[0], reused[0], refused[0], refused_again[0]) == (
+        200,
+        200,
+        422,
+        409,
+        409,
+    )
+    assert retry[2] == first[2]
+    assert ("Idempotent-Replayed", "true") in retry[1]
+    assert refused_again[2] == refused[2]
+    assert ("Idempotent-Replayed", "true") in refused_again[1]
 
 
 @pytest.mark.parametrize("case", list(LEFT_TO_THE_FRAMEWORK))
@@ -360,15 +435,16 @@ def test_the_game_s_live_followers_are_told_once_the_answer_is_sent_on_both_path
     ]
 
 
+@pytest.mark.parametrize("headers", [{}, {"Idempotency-Key": "k-1"}], ids=["plain", "keyed"])
 def test_a_failure_after_the_command_is_stored_is_the_app_s_500_and_the_command_is_stored_once(
-    twins: Twins, monkeypatch: pytest.MonkeyPatch
+    twins: Twins, monkeypatch: pytest.MonkeyPatch, headers: dict[str, str]
 ) -> None:
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("the answer could not be made")
 
     monkeypatch.setattr(games, "_command_answer", broken)
 
-    status, _, answer = twins.by_the_narrow_path(lambda: twins.send(0, ANA_PLANTS))
+    status, _, answer = twins.by_the_narrow_path(lambda: twins.send(0, ANA_PLANTS, headers=headers))
 
     assert status == 500
     assert json.loads(answer)["code"] == "internal_error"

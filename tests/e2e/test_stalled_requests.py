@@ -188,13 +188,13 @@ def test_a_command_whose_body_fails_part_way_is_refused_as_the_app_refuses_it(
     server: tuple[str, int], cut_short: bool, status: int, code: str
 ) -> None:
     # A plain command takes the narrow path (api/command_path.py), which reads the body itself
-    # and hands a failed one on to the app; with an Idempotency-Key the app reads it.
+    # and hands a failed one on to the app; with a query string the app reads it.
     base = f"http://{server[0]}:{server[1]}"
     created = httpx.post(f"{base}/api/games", json={"seats": ["Ana", "Ben"], "seed": 7}).json()
     answers = []
-    for key in ("", "Idempotency-Key: k-1\r\n"):
+    for query in ("", "?by=app"):
         head = (
-            f"POST /api/games/{created['game_id']}/commands HTTP/1.1\r\nHost: x\r\n{key}"
+            f"POST /api/games/{created['game_id']}/commands{query} HTTP/1.1\r\nHost: x\r\n"
             f"Authorization: Bearer {created['seats'][0]['token']}\r\n"
             "Content-Type: application/json\r\nContent-Length: 200\r\n\r\n"
         ).encode()
