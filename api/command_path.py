@@ -8,8 +8,8 @@ where the rules and the store took about 0.27 (docs/performance.md, "A narrow pa
 commands").
 
 `CommandPath` sits in front of the app and answers the plain form of that request itself, doing
-exactly what the route does (`api.games.authorized_command` and `api.games.executed` are the
-route's own code) and nothing of the framework's. Every other request goes to the app, and so
+exactly what the route does (`api.games.command_request`, `authorized_command` and `executed`
+are the route's own code) and nothing of the framework's. Every other request goes to the app, and so
 does every command request that is not plain, before anything is stored or answered:
 
 - anything but a canonical `/api/games/<lowercase UUID>/commands` POST with no query string and
@@ -31,9 +31,8 @@ lost race or a store that is down from there on is answered by the app's own err
 and after-request hooks in a request context of its own (`_answer_error`), not by running the
 command again. With a key, a refusal and a key used before are the app's (`_kept_under_the_key`):
 nothing was stored, running the command again is what the key makes safe, and the answers kept
-under a key have one implementation, the route's.
-The tests send the same requests both ways and compare the answers byte for byte
-(tests/api/test_command_path.py).
+under a key have one implementation, the route's. The tests send the same requests both ways
+and compare the answers byte for byte (tests/api/test_command_path.py).
 """
 
 from __future__ import annotations
