@@ -591,7 +591,7 @@ def _answer_of_used_key(service: Services, caller: Caller, covers: str, used: Ke
 def idempotency_key(environ: dict[str, Any] | None = None) -> str | None:
     """The request's (or `environ`'s) Idempotency-Key, None without one; 400 for one that is no
     key."""
-    key = (environ or the_request().environ).get("HTTP_IDEMPOTENCY_KEY")
+    key = (the_request().environ if environ is None else environ).get("HTTP_IDEMPOTENCY_KEY")
     if key is not None and not IDEMPOTENCY_KEY.match(key):
         raise bad_header(
             "Idempotency-Key",
@@ -795,7 +795,7 @@ def prefers_minimal(environ: dict[str, Any] | None = None) -> bool:
     answer without the caller's view: `Prefer: return=minimal` (RFC 7240 §4.2). The first
     `return` preference counts; preferences the service does not know, and values it does not
     know, are ignored, as the RFC asks."""
-    header = (environ or the_request().environ).get("HTTP_PREFER")
+    header = (the_request().environ if environ is None else environ).get("HTTP_PREFER")
     if header is None:
         return False
     for preference in header.split(","):
