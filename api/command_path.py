@@ -82,7 +82,7 @@ class CommandPath:
             return self.framework(environ, start_response)
         raw, failed = _read(environ["wsgi.input"], int(environ["CONTENT_LENGTH"]))
         if failed is not None:  # the app meets the body as it broke off
-            return self.framework({**environ, "wsgi.input": failed}, start_response)
+            return self.framework(_with_body(environ, failed), start_response)
         body = self._loaded(raw)
         if body is None:
             return self._left(environ, start_response, raw)
@@ -141,7 +141,7 @@ class CommandPath:
 
     def _left(self, environ: dict[str, Any], start_response: Callable[..., Any], raw: bytes) -> Any:
         """The request, body and all, answered by the app."""
-        return self.framework(_with_body(environ, raw), start_response)
+        return self.framework(_with_body(environ, io.BytesIO(raw)), start_response)
 
     def _answer(
         self,
@@ -179,7 +179,7 @@ class CommandPath:
         raises: its error handlers, then its after-request hooks (Flask's `full_dispatch_request`
         and `wsgi_app`), in a request context of its own."""
         app = self.app
-        with app.request_context(_with_body(environ, raw)):
+        with app.request_context(_with_body(environ, io.BytesIO(raw))):
             try:  # called while `error` is being handled: a bare `raise` in Flask re-raises it
                 response = app.finalize_request(app.handle_user_exception(error))
             except Exception as unhandled:
@@ -220,11 +220,12 @@ def _read(stream: Any, length: int) -> tuple[bytes, Any]:
     return b"".join(parts), None
 
 
-def _with_body(environ: dict[str, Any], raw: bytes) -> dict[str, Any]:
-    """A copy of the request's environ whose body reads `raw` again. The server's own environ
-    keeps its body object, which tells it whether the body was read to its end (the service's
-    worker closes the connection after an answer to one that was not, api/worker.py)."""
-    return {**environ, "wsgi.input": io.BytesIO(raw)}
+def _with_body(environ: dict[str, Any], body: Any) -> dict[str, Any]:
+    """A copy of the request's environ whose body is `body` (what was read of it, to read
+    again). The server's own environ keeps its body object, which tells it whether the body was
+    read to its end (the service's worker closes the connection after an answer to one that was
+    not, api/worker.py)."""
+    return {**environ, "wsgi.input": body}
 
 
 class _Replayed(io.RawIOBase):
