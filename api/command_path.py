@@ -62,8 +62,11 @@ PATH = re.compile(
     r"/api/games/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/commands\Z"
 )
 """The commands route's path, its game id spelled as the service spells ids."""
-LEFT_TO_THE_APP = ("HTTP_X_AUDITOR_TOKEN", "HTTP_TRANSFER_ENCODING", "HTTP_CONTENT_ENCODING")
+LEFT_TO_THE_APP = frozenset(
+    ("HTTP_X_AUDITOR_TOKEN", "HTTP_TRANSFER_ENCODING", "HTTP_CONTENT_ENCODING")
+)
 """Headers whose requests the app answers: an auditor's secret, and bodies sent in a coding."""
+JSON = "application/json"
 
 
 class CommandPath:
@@ -117,14 +120,16 @@ class CommandPath:
             or environ.get("QUERY_STRING")
             or "HTTP_HOST" not in environ
             or "HTTP_AUTHORIZATION" not in environ
-            or any(name in environ for name in LEFT_TO_THE_APP)
+            or not environ.keys().isdisjoint(LEFT_TO_THE_APP)
             or self.loader is None
         ):
             return None
         length = environ.get("CONTENT_LENGTH", "")
-        kind = environ.get("CONTENT_TYPE", "").partition(";")[0].strip().lower()
+        kind = environ.get("CONTENT_TYPE", "")
+        if kind != JSON:  # as clients send it, mostly; otherwise as the framework reads it
+            kind = kind.partition(";")[0].strip().lower()
         digits = length.isascii() and length.isdigit()  # "²" is a digit to isdigit(), not to int()
-        if not digits or not 0 < int(length) <= self.limit or kind != "application/json":
+        if not digits or not 0 < int(length) <= self.limit or kind != JSON:
             return None
         return UUID(matched.group(1))
 

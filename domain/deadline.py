@@ -26,8 +26,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, NamedTuple
 
@@ -97,23 +96,34 @@ class _Outage:
 OUTAGE = _Outage()
 
 
-@contextmanager
-def deadline(seconds: float) -> Iterator[None]:
+def deadline(seconds: float) -> _Within:
     """Database work in the block waits at most `seconds` in all for connections, and no
     longer than a deadline around it; while the database is known to be down, only a probe
     now and then waits at all."""
-    now = time.monotonic()
-    probe = OUTAGE.down and OUTAGE.probe_now(now)
-    at = now + (min(seconds, PROBE_SECONDS) if probe else seconds)
-    floor = min(QUERY_FLOOR, seconds / 2)
-    outer = _DEADLINE.get()
-    if outer is not None:
-        at, probe, floor = min(at, outer.at), probe or outer.probe, min(floor, outer.floor)
-    token = _DEADLINE.set(_Deadline(at, probe, floor))
-    try:
-        yield
-    finally:
-        _DEADLINE.reset(token)
+    return _Within(seconds)
+
+
+class _Within:
+    """`deadline`'s block: a class rather than a generator, for every request runs in one."""
+
+    __slots__ = ("seconds", "token")
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __enter__(self) -> None:
+        seconds = self.seconds
+        now = time.monotonic()
+        probe = OUTAGE.down and OUTAGE.probe_now(now)
+        at = now + (min(seconds, PROBE_SECONDS) if probe else seconds)
+        floor = min(QUERY_FLOOR, seconds / 2)
+        outer = _DEADLINE.get()
+        if outer is not None:
+            at, probe, floor = min(at, outer.at), probe or outer.probe, min(floor, outer.floor)
+        self.token = _DEADLINE.set(_Deadline(at, probe, floor))
+
+    def __exit__(self, *exc_info: object) -> None:
+        _DEADLINE.reset(self.token)
 
 
 def remaining() -> float | None:

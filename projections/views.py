@@ -22,6 +22,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from domain.rules import events as ev
@@ -65,12 +66,18 @@ class Viewer:
         if (self.kind == SEAT) != (self.seat is not None):
             raise ValueError("a seat viewer needs a seat number, other viewers none")
 
-    @classmethod
-    def of_seat(cls, seat: int) -> Viewer:
-        return cls(SEAT, seat)
+    @staticmethod
+    def of_seat(seat: int) -> Viewer:
+        """Seat `seat`'s viewer: one object per seat (a command's answer asks for its caller's)."""
+        return _seat_viewer(seat)
 
     def __str__(self) -> str:
         return f"seat {self.seat}" if self.kind == SEAT else self.kind
+
+
+@lru_cache(maxsize=16)
+def _seat_viewer(seat: int) -> Viewer:
+    return Viewer(SEAT, seat)
 
 
 PUBLIC_VIEWER = Viewer(PUBLIC)
@@ -375,7 +382,7 @@ def _render_seats(view: GameState, viewer: Viewer) -> list[dict[str, Any]]:
         document = {
             "seat": seat,
             "name": player.name,
-            "hand": _render_hand(player.hand, unknown, own, _sees_hand(viewer, view.mode, seat)),
+            "hand": _render_hand(player.hand, unknown, own, everything or own),
             "hand_size": len(player.hand),
             "fields": [{"bean": field.bean, "count": field.count} for field in player.fields],
             "trade_area": list(player.trade_area),

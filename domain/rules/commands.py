@@ -8,7 +8,8 @@ messages for people count fields from 1.
 
 from __future__ import annotations
 
-from dataclasses import MISSING, Field, dataclass, fields
+from collections.abc import Callable
+from dataclasses import MISSING, dataclass, fields
 from functools import cache
 from typing import Any, ClassVar
 
@@ -42,12 +43,6 @@ def _field_names(cls: type[Command]) -> tuple[str, ...]:
     """A command class's field names, in order (`dataclasses.fields` is slow to ask each time:
     every legal command in every view is turned into a dict)."""
     return tuple(field.name for field in fields(cls))
-
-
-@cache
-def _fields_by_name(cls: type[Command]) -> dict[str, Field[Any]]:
-    """A command class's fields by name, in order (asked for every command parsed)."""
-    return {field.name: field for field in fields(cls)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,6 +372,21 @@ _PARSERS = {
 }
 
 
+_Parsing = tuple[frozenset[str], tuple[tuple[str, Callable[[str, Any], Any], bool, bool], ...]]
+
+
+@cache
+def _parsing(cls: type[Command]) -> _Parsing:
+    """How `parse_command` reads a command class (asked for every command parsed): the keys its
+    JSON form may hold, and for each field in order its name, parser, whether it is required
+    and whether it may be null."""
+    spec = tuple(
+        (field.name, _PARSERS[field.name], field.default is MISSING, field.default is None)
+        for field in fields(cls)
+    )
+    return frozenset({"type", *(name for name, *_ in spec)}), spec
+
+
 def parse_command(data: Any) -> Command:
     """The command a JSON object describes, or MalformedCommand saying what is wrong with it."""
     if not isinstance(data, dict):
@@ -387,17 +397,17 @@ def parse_command(data: Any) -> Command:
         raise MalformedCommand(
             f"unknown command type {kind!r}; types are {', '.join(COMMAND_TYPES)}"
         )
-    names = _fields_by_name(cls)  # type: ignore[arg-type]  # hashable (python/mypy#20409)
-    unknown = sorted(data.keys() - names.keys() - {"type"})
-    if unknown:
-        raise MalformedCommand(f"{kind} has no field {unknown[0]!r}; fields: {', '.join(names)}")
+    known, spec = _parsing(cls)  # type: ignore[arg-type]  # hashable (python/mypy#20409)
+    if not data.keys() <= known:
+        unknown = sorted(data.keys() - known)
+        names = ", ".join(name for name, *_ in spec)
+        raise MalformedCommand(f"{kind} has no field {unknown[0]!r}; fields: {names}")
     values: dict[str, Any] = {}
-    for name, field in names.items():
+    for name, parse, required, optional in spec:
         if name not in data:
-            if field.default is MISSING:
+            if required:
                 raise MalformedCommand(f"{kind} needs {name!r}")
             continue
         value = data[name]
-        optional = field.default is None
-        values[name] = None if value is None and optional else _PARSERS[name](name, value)
+        values[name] = None if value is None and optional else parse(name, value)
     return cls(**values)
