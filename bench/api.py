@@ -533,28 +533,16 @@ def in_process(games: list[BotGame]) -> None:
     )
 
 
-def _in_process_pass(
-    app: Flask, direct: Bohnanza, game: BotGame, prefer: str | None = None
-) -> Pass:
-    """The game's commands as requests to the app's WSGI function (with a `Prefer` header if
-    `prefer`), each followed by the command directly on a new copy of the game, the same
-    request to the empty endpoint and the command directly on a second copy."""
+def command_requests(
+    app: Flask, game: BotGame, prefer: str | None = None
+) -> list[tuple[Command, dict[str, Any], dict[str, Any]]]:
+    """The game started on the app, and each of its commands with the environ of its request
+    (as the acting seat, with a `Prefer` header if `prefer`) and of the same request to the
+    empty endpoint."""
     created = app.test_client().post("/api/games", json=game.request()).get_json()
     url = f"/api/games/{created['game_id']}/commands"
     tokens = [f"Bearer {seat['token']}" for seat in created["seats"]]
-    local, second = game.start(direct), game.start(direct)
-    times = Pass()
-    answered: list[str] = []
-
-    def start_response(status: str, headers: object, exc_info: object = None) -> None:
-        answered.append(status)
-
-    def call(environ: dict[str, object]) -> None:
-        answer = app(environ, start_response)
-        b"".join(answer)
-        if hasattr(answer, "close"):  # WSGI: an answer with `close` is closed once sent
-            answer.close()
-
+    requests = []
     for command in game.commands:
         body = command.to_dict()
         seat = body.pop("seat")
@@ -568,6 +556,38 @@ def _in_process_pass(
             ).get_environ()
             for path in (url, FLOOR_PATH)
         )
+        requests.append((command, command_request, floor_request))
+    return requests
+
+
+def wsgi_caller(app: Flask, answered: list[str]) -> Callable[[dict[str, Any]], None]:
+    """A call of the app's WSGI function with an environ, its answer read and closed as a
+    server does; each answer's status is appended to `answered`."""
+
+    def start_response(status: str, headers: object, exc_info: object = None) -> None:
+        answered.append(status)
+
+    def call(environ: dict[str, Any]) -> None:
+        answer = app(environ, start_response)
+        b"".join(answer)
+        if hasattr(answer, "close"):  # WSGI: an answer with `close` is closed once sent
+            answer.close()
+
+    return call
+
+
+def _in_process_pass(
+    app: Flask, direct: Bohnanza, game: BotGame, prefer: str | None = None
+) -> Pass:
+    """The game's commands as requests to the app's WSGI function (with a `Prefer` header if
+    `prefer`), each followed by the command directly on a new copy of the game, the same
+    request to the empty endpoint and the command directly on a second copy."""
+    requests = command_requests(app, game, prefer)
+    local, second = game.start(direct), game.start(direct)
+    times = Pass()
+    answered: list[str] = []
+    call = wsgi_caller(app, answered)
+    for command, command_request, floor_request in requests:
         times.measure(
             partial(call, command_request),
             partial(direct.execute, local, command),
@@ -575,7 +595,7 @@ def _in_process_pass(
             partial(direct.execute, second, command),
         )
         if not all(status.startswith("200") for status in answered[-2:]):
-            raise RuntimeError(f"{body} was answered {answered[-2:]}")
+            raise RuntimeError(f"{command.to_dict()} was answered {answered[-2:]}")
     return times
 
 
