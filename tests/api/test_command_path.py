@@ -162,6 +162,7 @@ NO_SUCH_OFFER = {"type": "withdraw", "offer": 999}
 """A command the rules always refuse, and only once it runs: no seat has made offer 999."""
 
 
+@pytest.mark.slow  # a whole game's 700-odd commands on two apps: 2–5 s
 def test_a_whole_bot_game_is_answered_on_the_narrow_path_as_the_framework_answers_it(
     twin_apps: tuple[Flask, Flask],
 ) -> None:
