@@ -71,6 +71,8 @@ def _counted(games: int, prefer: str | None) -> None:
             execute = Bohnanza.execute
 
             def counted_execute(self: Bohnanza, *args: Any, **kwargs: Any) -> Any:
+                """The command run inside takewhile's C function: its predicate runs it once
+                (and, returning None, ends the iteration)."""
                 outcome = []
                 list(
                     itertools.takewhile(
@@ -81,6 +83,7 @@ def _counted(games: int, prefer: str | None) -> None:
 
             Bohnanza.execute = counted_execute  # type: ignore[method-assign]
             answered.clear()
+            # Every request inside dropwhile's C function: the predicate answers each, and is true.
             list(itertools.dropwhile(lambda environ: call(environ) is None, measured))
             Bohnanza.execute = execute  # type: ignore[method-assign]
             refused = [status for status in answered if not status.startswith("200")]

@@ -75,7 +75,7 @@ class Viewer:
         return f"seat {self.seat}" if self.kind == SEAT else self.kind
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=16, typed=True)  # typed: seat 1, not True
 def _seat_viewer(seat: int) -> Viewer:
     return Viewer(SEAT, seat)
 
