@@ -4,8 +4,9 @@
 
 Timings of a command's own work (`bench.api`, issue 25's 0.2 ms) move by ±20% from run to run on
 these shared machines, far more than most changes to the request's Python; the instructions the
-CPU runs for the same requests do not (the same to within a fraction of a percent, whatever else
-the machine is doing). So this counts them: a greedy-bot game's commands (as `bench.api`'s part
+CPU runs for the same requests hardly do (three runs of the same code: the own work within 0.3%,
+the command itself within about 1%, its tokens and ids being new each run; whatever else the
+machine is doing). So this counts them: a greedy-bot game's commands (as `bench.api`'s part
 (c): their requests built beforehand, the app's WSGI function called with each in one process,
 SQLite), after a first game that only warms up, run under `valgrind --tool=callgrind`; the
 command's `Application.execute` inside each request is the baseline, and the rest of the request
@@ -139,7 +140,7 @@ def _report(args: argparse.Namespace) -> None:
     answer = "without the view (`--minimal`)" if args.minimal else "with the caller's view"
     print(
         f"instructions per command request, {requests} requests of {args.games} greedy-bot"
-        f" game(s), answers {answer} (callgrind; deterministic to a fraction of a percent):"
+        f" game(s), answers {answer} (callgrind; the same code counts the same to 0.3%, the baseline to ~1%):"
     )
     print(f"   Application.execute inside the request  {execute:12,.0f}   (baseline)")
     print(f"   the request's own work                  {own:12,.0f}   {own / execute:.2f} ×")
