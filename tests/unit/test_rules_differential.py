@@ -1,0 +1,251 @@
+"""The engine played against a second implementation of the rules (tests/independent_rules.py,
+written from docs/rules.md alone), command by command, in seeded random games: both must accept
+and refuse the same commands, and leave the same table after each one.
+
+The commands are the engine's legal ones and random offers (as a player would send them), mixed
+with random commands of every kind for any seat (most of which the rules refuse), so that both
+engines' refusals are compared as well as their moves.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from domain.rules import (
+    GameState,
+    MalformedCommand,
+    RuleViolation,
+    decide,
+    fold,
+    legal_commands,
+    resolve_ruleset,
+    start_game,
+)
+from domain.rules import commands as cmd
+from domain.rules import events as ev
+from tests.builders import NAMES
+from tests.games import sweep
+from tests.independent_rules import Illegal, Table
+from tests.marks import slow_beyond
+
+
+def _name(options: dict[str, Any]) -> str:
+    return ",".join(f"{key}={value}" for key, value in options.items()).replace(" ", "")
+
+
+GAMES = [
+    *[pytest.param("rio-grande", n, {}, id=f"rio-grande-{n}p") for n in (4, 3, 5, 6, 7)],
+    *[pytest.param("amigo", n, {}, id=f"amigo-{n}p") for n in (3, 4, 5)],
+    *[pytest.param("amigo-1997", n, {}, id=f"amigo-1997-{n}p") for n in (4, 3, 5)],
+]
+OPTIONS = [  # each option of §15 for 3–7 players away from its default, some together
+    {"bean_protection": "rg-literal"},
+    {"bean_protection": "none"},
+    {"allow_retrade": True},
+    {"implicit_harvest": True},
+    {"implicit_harvest": True, "bean_protection": "rg-literal"},
+    {"end_trigger": "failed-draw"},
+    {"reshuffle": "on-next-draw"},
+    {"empty_reshuffle": "end-game"},
+    {"reshuffle": "on-next-draw", "empty_reshuffle": "end-game"},
+    {"tie_break": ["seat-distance"]},
+    {"tie_break": ["shared"]},
+    {"tie_break": ["most-hand-cards", "seat-distance"]},
+    {"allow_retrade": True, "implicit_harvest": True, "end_trigger": "failed-draw"},
+]
+DUELS = [  # the bean duel (§11), its options, and others that apply to it
+    {},
+    {"duel_start_fields": 3},
+    {"duel_coins_to": "discard-pile"},
+    {"duel_buy_timing": "own-turn"},
+    {"implicit_harvest": True, "bean_protection": "rg-literal"},
+    {"end_trigger": "failed-draw", "duel_coins_to": "discard-pile"},
+]
+PRESETS = {"rio-grande": (3, 4, 5, 6, 7), "amigo": (3, 4, 5), "amigo-1997": (3, 4, 5)}
+GAMES += [  # each set of options under a preset and a player count in turn
+    pytest.param(preset, counts[number % len(counts)], options, id=f"{preset}-{_name(options)}")
+    for number, options in enumerate(OPTIONS)
+    for preset, counts in [list(PRESETS.items())[number % 3]]
+]
+GAMES += [pytest.param("rio-grande", 2, options, id=f"duel-{_name(options)}") for options in DUELS]
+SEEDS = [seed + 1 for seed in sweep(3)]
+
+
+@pytest.mark.parametrize(("preset", "players", "options"), slow_beyond(GAMES, keep=3))
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_engine_and_an_independent_one_agree_on_every_command(preset, players, options, seed):
+    rng = random.Random(f"differential/{preset}/{players}/{options}/{seed}")
+    ruleset = resolve_ruleset(preset, players, options)
+    start_seat = seed % players
+    events = start_game(ruleset, NAMES[:players], start_seat=start_seat, seed=seed)
+    state = fold(events)
+    started = events[0]
+    assert isinstance(started, ev.GameStarted)
+    assert started.deck is not None
+    table = Table(preset, players, start_seat, list(started.deck), options)
+    assert_same(state, table, "after the deal")
+    for step in range(20_000):
+        if state.is_over:
+            return
+        command = _command(rng, state, table)
+        try:
+            decided = decide(state, command)
+        except (RuleViolation, MalformedCommand) as refusal:
+            try:
+                table.play(command, [])
+            except Illegal:
+                continue
+            pytest.fail(f"step {step}: the engine refused {command} ({refusal}), the other did not")
+        reshuffles = [e.order for e in decided if isinstance(e, ev.DiscardsReshuffled) and e.order]
+        try:
+            table.play(command, reshuffles)
+        except Illegal as refusal:
+            pytest.fail(f"step {step}: the other refused {command} ({refusal}), the engine did not")
+        state = fold(decided, state)
+        assert_same(state, table, f"step {step}, after {command}")
+    raise AssertionError("the game did not end")
+
+
+def assert_same(state: GameState, table: Table, where: str) -> None:
+    ours = {
+        "phase": str(state.phase),
+        "active": state.active,
+        "exhaustions": state.exhaustions,
+        "draw pile": list(state.draw_pile),
+        "discard pile": list(state.discard_pile),
+        "out of the game": Counter(state.removed),
+        "duel offer": Counter(state.duel_offer),
+        "face up": Counter(state.revealed),
+        "offers": {
+            offer.id: (
+                offer.proposer,
+                offer.to,
+                sorted(offer.hand),
+                Counter(offer.gives),
+                Counter(offer.wants),
+            )
+            for offer in state.offers
+        },
+        "seats": [
+            (
+                list(player.hand),
+                [tuple(field) for field in player.fields],
+                Counter(player.trade_area),
+                Counter(player.coins),
+                player.bought_field,
+            )
+            for player in state.players
+        ],
+        "result": None
+        if state.result is None
+        else (list(state.result.scores), list(state.result.winners), state.result.decided_by),
+    }
+    other = {
+        "phase": table.phase,
+        "active": table.active,
+        "exhaustions": table.exhaustions,
+        "draw pile": table.draw_pile,
+        "discard pile": table.discard,
+        "out of the game": Counter(table.removed),
+        "duel offer": Counter(table.duel_offer),
+        "face up": Counter(table.revealed),
+        "offers": {
+            number: (
+                offer.proposer,
+                offer.to,
+                sorted(table.seats[offer.proposer].hand.index(card) for card in offer.hand),
+                Counter([card.bean for card in offer.hand] + offer.revealed + offer.trade_area),
+                Counter(offer.wants),
+            )
+            for number, offer in table.offers.items()
+        },
+        "seats": [
+            (
+                [card.bean for card in seat.hand],
+                [tuple(field) for field in seat.fields],
+                Counter(seat.trade_area),
+                Counter(seat.coins),
+                seat.bought,
+            )
+            for seat in table.seats
+        ],
+        "result": None if table.scores is None else (table.scores, table.winners, table.decided_by),
+    }
+    differ = [key for key in ours if ours[key] != other[key]]
+    assert not differ, f"{where}: " + "; ".join(
+        f"{key}: engine {ours[key]} / other {other[key]}" for key in differ
+    )
+
+
+def _command(rng: random.Random, state: GameState, table: Table) -> cmd.Command:
+    """A legal command or offer of a random seat (mostly the active one), or a random one."""
+    players = len(state.players)
+    seat = rng.choice((state.active, state.active, rng.randrange(players)))
+    if rng.random() < 0.3:
+        return _any_command(rng, state, seat, table)
+    return (
+        _legal_command(rng, state, seat)
+        or _legal_command(rng, state, state.active, every=True)
+        or _any_command(rng, state, seat, table)
+    )
+
+
+def _legal_command(
+    rng: random.Random, state: GameState, seat: int, *, every: bool = False
+) -> cmd.Command | None:
+    """One of the seat's legal commands, or an offer it may make. Harvests are legal for every
+    seat nearly always: taken as often as the rest, they would keep every field small and every
+    coin pile too short for a third field, so they come last (None then, unless `every`)."""
+    legal = legal_commands(state, seat)
+    offer = legal.offer
+    if offer and offer.hand + offer.revealed and rng.random() < 0.3:
+        hand = tuple(rng.sample(offer.hand, min(len(offer.hand), rng.randint(0, 2))))
+        revealed = tuple(rng.sample(offer.revealed, rng.randint(0, len(offer.revealed))))
+        wants = tuple(rng.sample(offer.wants, rng.randint(0 if hand or revealed else 1, 2)))
+        area = tuple(rng.sample(offer.trade_area, rng.randint(0, min(1, len(offer.trade_area)))))
+        return cmd.Offer(seat, rng.choice(offer.to), hand, revealed, area, wants)
+    harvests = [c for c in legal.commands if isinstance(c, cmd.Harvest)]
+    purchases = [c for c in legal.commands if isinstance(c, cmd.BuyField)]
+    others = [c for c in legal.commands if not isinstance(c, cmd.Harvest | cmd.BuyField)]
+    for choices, chance in ((purchases, 0.5), (harvests, 0.1), (others, 1), (harvests, every)):
+        if choices and rng.random() < chance:
+            return rng.choice(choices)
+    return None
+
+
+def _any_command(rng: random.Random, state: GameState, seat: int, table: Table) -> cmd.Command:
+    """A command of any kind with random arguments, legal or (mostly) not."""
+    beans = list(state.ruleset.beans)
+    hand = len(state.players[seat].hand)
+
+    def some(cards: list[Any], most: int) -> tuple[Any, ...]:
+        return tuple(rng.sample(cards, rng.randint(0, min(most, len(cards)))))
+
+    offer = rng.randint(0, table.next_offer)
+    makers = [
+        lambda: cmd.Plant(seat, rng.randrange(4), rng.choice([None, *beans])),
+        lambda: cmd.Harvest(seat, rng.randrange(4)),
+        lambda: cmd.BuyField(seat),
+        lambda: cmd.Reveal(seat),
+        lambda: cmd.Draw(seat),
+        lambda: cmd.EndTrading(seat),
+        lambda: cmd.Decline(seat, offer),
+        lambda: cmd.Withdraw(seat, offer),
+        lambda: cmd.Accept(seat, offer, some(range(hand + 1), 2), some(beans, 1), some(beans, 1)),
+        lambda: cmd.Offer(
+            seat,
+            rng.randrange(len(state.players)),
+            some(range(hand + 1), 2),
+            some(beans, 1),
+            some(beans, 1),
+            some(beans, 2),
+        ),
+        lambda: cmd.DiscardOffered(seat, rng.choice(beans)),
+        lambda: cmd.DiscardFromHand(seat, rng.randrange(hand + 1), rng.choice([None, *beans])),
+        lambda: cmd.OfferRest(seat),
+    ]
+    return rng.choice(makers)()
