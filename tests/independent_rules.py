@@ -1,9 +1,10 @@
 """A second implementation of the rules, written from docs/rules.md alone, to play against the
 engine (tests/unit/test_rules_differential.py).
 
-It covers digital games of every preset and player count, the bean duel (§11) included, with the
-options of §15 (bean protection, tie-breaks, reshuffle timing and an empty reshuffle, house rules
-H1–H3, the duel's three); not tabletop games. It is written the plain way on purpose — one mutable
+It covers every preset and player count, the bean duel (§11) included, with the options of §15
+(bean protection, tie-breaks, reshuffle timing and an empty reshuffle, house rules H1–H3, the
+duel's three), in digital games and in tabletop games with known hands (the recorder names the
+cards dealt, revealed and drawn, §3, §10.1); not tabletop games with unknown hands (§4.4). It is written the plain way on purpose — one mutable
 table, one method per command, nothing shared with domain/rules but the command classes it reads —
 so that a misreading of the rules in one is unlikely to be repeated in the other. The bean table
 and the player-count table are copied from docs/rules.md §1.1 and §2, not imported.
@@ -12,13 +13,14 @@ Where docs/rules.md left a choice open, the first games played against the engin
 the docs now say what the engine does: the order in which paid coins land on the discard pile
 (§9.3), and that a plant may leave out the bean of cards that are all one kind (§5.3.2, §11.2).
 
-What it cannot know it takes from the game, after checking it: the shuffled deck (GameStarted,
-which must hold exactly the preset's cards) and each reshuffled pile's order (the engine's
-DiscardsReshuffled, which must hold exactly the discard pile's cards).
+What it cannot know of a digital game it takes from the game, after checking it: the shuffled
+deck (GameStarted, which must hold exactly the preset's cards) and each reshuffled pile's order
+(the engine's DiscardsReshuffled, which must hold exactly the discard pile's cards).
 """
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -182,11 +184,20 @@ class Table:
     """One game, as docs/rules.md tells it."""
 
     def __init__(
-        self, preset: str, seats: int, start: int, deck: list[str], options: dict[str, Any]
+        self,
+        preset: str,
+        seats: int,
+        start: int,
+        deck: list[str] | None,
+        options: dict[str, Any],
     ) -> None:
+        """A digital game dealt from `deck` (top first), or with no deck a tabletop game waiting
+        for its deal."""
         self.rules = setup(preset, seats, start, options)
-        if Counter(deck) != Counter({bean: COUNTS[bean] for bean in self.rules.beans}):
+        cards = [bean for bean in self.rules.beans for _ in range(COUNTS[bean])]
+        if deck is not None and Counter(deck) != Counter(cards):
             raise AssertionError("the shuffled deck is not the preset's deck (§2)")
+        self.tabletop = deck is None
         self.protection = self.rules.option("bean_protection", "amigo")
         self.retrade = self.rules.option("allow_retrade", False)
         self.implicit_harvest = self.rules.option("implicit_harvest", False)
@@ -204,11 +215,12 @@ class Table:
         """§11.2 step 2: the duel's one hand discard is used (no more planting this turn)."""
         self.players = seats
         self.start = start
-        self.draw_pile = list(deck)
+        self.draw_pile = cards if deck is None else list(deck)
+        """Top first in a digital game; in a tabletop game the cards nobody has seen, in no order."""
         self.discard: list[str] = []
         self.seats = [Seat([], [[None, 0] for _ in range(self.rules.fields)]) for _ in range(seats)]
         self.active = start
-        self.phase = "plant"
+        self.phase = "deal" if self.tabletop else "plant"
         self.planted = 0
         self.revealed: list[str] = []
         self.offers: dict[int, OpenOffer] = {}
@@ -224,7 +236,7 @@ class Table:
         self.decided_by: str | None = None
         self._reshuffles: Iterator[list[str]] = iter(())
         # §3.4: one card at a time, clockwise from the start player, skipping full hands.
-        while any(
+        while not self.tabletop and any(
             len(seat.hand) < size
             for seat, size in zip(self.seats, self.rules.hand_sizes, strict=True)
         ):
@@ -244,9 +256,32 @@ class Table:
         handler = getattr(self, "_" + type(command).__name__.lower(), None)
         if handler is None:
             raise Illegal(f"{command.type} is not a command of a digital game")
-        if not 0 <= command.seat < self.players:  # type: ignore[attr-defined]
+        if not isinstance(command, cmd.Deal) and not 0 <= command.seat < self.players:  # type: ignore[attr-defined]
             raise Illegal("no such seat")
-        handler(command)
+        if self.phase == "deal" and not isinstance(command, cmd.Deal):
+            raise Illegal("the cards have not been dealt yet")
+        if not (self.tabletop and isinstance(command, cmd.Reveal | cmd.Draw)):
+            handler(command)  # each checks everything before it moves a card
+            return
+        before = copy.deepcopy(self.__dict__)  # a card named wrongly shows only on the way
+        try:
+            handler(command)
+        except Illegal:
+            self.__dict__ = before
+            raise
+
+    def _deal(self, c: cmd.Deal) -> None:  # §3.4, tabletop
+        if self.phase != "deal":
+            raise Illegal("the deal is over")
+        if [len(hand) for hand in c.hands] != self.rules.hand_sizes:
+            raise Illegal("not the deal's hand sizes")
+        if Counter(bean for hand in c.hands for bean in hand) - Counter(self.draw_pile):
+            raise Illegal("cards the deck does not hold")
+        for seat, hand in zip(self.seats, c.hands, strict=True):
+            for bean in hand:
+                self.draw_pile.remove(bean)
+                seat.hand.append(Card(bean))
+        self.phase = "plant"
 
     def _harvest(self, c: cmd.Harvest) -> None:  # §8
         fields = self.seats[c.seat].fields
@@ -302,11 +337,7 @@ class Table:
             raise Illegal("not time to reveal")
         if self.planted == 0 and self.seats[c.seat].hand:
             raise Illegal("the front card must be planted first (§5.1.2)")
-        for _ in range(self.rules.reveals):
-            card = self._take()
-            if card is None:
-                break
-            self.revealed.append(card)
+        self.revealed += self._cards(self.rules.reveals, c.cards)
         if self.failed:
             self._end()
             return
@@ -397,11 +428,7 @@ class Table:
     def _draw(self, c: cmd.Draw) -> None:  # §5.4, §10.5
         if self.phase != "draw" or c.seat != self.active:
             raise Illegal("not time to draw")
-        for _ in range(self.rules.draws):
-            card = self._take()
-            if card is None:
-                break
-            self.seats[self.active].hand.append(Card(card))
+        self.seats[self.active].hand += map(Card, self._cards(self.rules.draws, c.cards))
         if self.end_triggered:
             self._end()
             return
@@ -508,9 +535,25 @@ class Table:
         else:
             self.phase = "draw"
 
-    def _take(self) -> str | None:  # §10.1–§10.3, §10.9, §14 E6, §12.1 H3
-        """The top card of the draw pile, making a new pile when one is due; None when the end
-        has come (and `failed` when, under H3, it came because no card was left)."""
+    def _cards(self, owed: int, named: tuple[str, ...] | None) -> list[str]:
+        """The cards a reveal or a draw takes: `owed`, or fewer if the game ends on the way; in a
+        tabletop game exactly those the recorder names, each one the pile holds (§4.4)."""
+        if (named is None) == self.tabletop:
+            raise Illegal("a tabletop game names the cards, a digital game does not")
+        taken: list[str] = []
+        while len(taken) < owed:
+            card = self._take(named[len(taken)] if named and len(taken) < len(named) else None)
+            if card is None:
+                break
+            taken.append(card)
+        if named is not None and len(named) != len(taken):
+            raise Illegal(f"{len(named)} cards named where {len(taken)} are taken")
+        return taken
+
+    def _take(self, named: str | None = None) -> str | None:  # §10.1–§10.3, §10.9, §14 E6, H3
+        """The top card of the draw pile (in a tabletop game the one `named`, or any), making a
+        new pile when one is due; None when the end has come (and `failed` when, under H3, it
+        came because no card was left)."""
         while not self.end_triggered:
             if self.reshuffle_due:
                 self.reshuffle_due = False
@@ -524,7 +567,13 @@ class Table:
             elif not self.draw_pile:  # a pile made of no discards runs out again as it is needed
                 self._exhausted()
             else:
-                card = self.draw_pile.pop(0)
+                if named is None:
+                    card = self.draw_pile.pop(0)
+                elif named in self.draw_pile:
+                    card = named
+                    self.draw_pile.remove(named)
+                else:
+                    raise Illegal(f"the draw pile holds no {named} (§4.4)")
                 if not self.draw_pile:
                     self._exhausted()
                 return card
@@ -543,7 +592,7 @@ class Table:
         if not self.discard and self.empty_reshuffle_ends:
             self.end_triggered = True
             return
-        order = next(self._reshuffles, []) if self.discard else []
+        order = next(self._reshuffles, []) if self.discard and not self.tabletop else self.discard
         if Counter(order) != Counter(self.discard):
             raise AssertionError("the reshuffled pile is not the discard pile")
         self.draw_pile, self.discard = list(order), []

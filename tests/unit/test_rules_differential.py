@@ -27,20 +27,23 @@ from domain.rules import (
 )
 from domain.rules import commands as cmd
 from domain.rules import events as ev
-from tests.builders import NAMES
+from domain.rules.legal import chance_step
+from domain.rules.state import DIGITAL, TABLETOP
+from tests.builders import NAMES, seen_at_the_table
 from tests.games import sweep
 from tests.independent_rules import Illegal, Table
 from tests.marks import slow_beyond
 
 
 def _name(options: dict[str, Any]) -> str:
-    return ",".join(f"{key}={value}" for key, value in options.items()).replace(" ", "")
+    named = ",".join(f"{key}={value}" for key, value in options.items()).replace(" ", "")
+    return named or "defaults"
 
 
 GAMES = [
-    *[pytest.param("rio-grande", n, {}, id=f"rio-grande-{n}p") for n in (4, 3, 5, 6, 7)],
-    *[pytest.param("amigo", n, {}, id=f"amigo-{n}p") for n in (3, 4, 5)],
-    *[pytest.param("amigo-1997", n, {}, id=f"amigo-1997-{n}p") for n in (4, 3, 5)],
+    *[pytest.param("rio-grande", n, {}, DIGITAL, id=f"rio-grande-{n}p") for n in (4, 3, 5, 6, 7)],
+    *[pytest.param("amigo", n, {}, DIGITAL, id=f"amigo-{n}p") for n in (3, 4, 5)],
+    *[pytest.param("amigo-1997", n, {}, DIGITAL, id=f"amigo-1997-{n}p") for n in (4, 3, 5)],
 ]
 OPTIONS = [  # each option of §15 for 3–7 players away from its default, some together
     {"bean_protection": "rg-literal"},
@@ -67,27 +70,52 @@ DUELS = [  # the bean duel (§11), its options, and others that apply to it
 ]
 PRESETS = {"rio-grande": (3, 4, 5, 6, 7), "amigo": (3, 4, 5), "amigo-1997": (3, 4, 5)}
 GAMES += [  # each set of options under a preset and a player count in turn
-    pytest.param(preset, counts[number % len(counts)], options, id=f"{preset}-{_name(options)}")
+    pytest.param(
+        preset, counts[number % len(counts)], options, DIGITAL, id=f"{preset}-{_name(options)}"
+    )
     for number, options in enumerate(OPTIONS)
     for preset, counts in [list(PRESETS.items())[number % 3]]
 ]
-GAMES += [pytest.param("rio-grande", 2, options, id=f"duel-{_name(options)}") for options in DUELS]
+GAMES += [
+    pytest.param("rio-grande", 2, options, DIGITAL, id=f"duel-{_name(options)}")
+    for options in DUELS
+]
+GAMES += [  # tabletop games with known hands: the recorder names every card dealt and drawn
+    pytest.param(
+        preset, players, options, TABLETOP, id=f"tabletop-{preset}-{players}p-{_name(options)}"
+    )
+    for preset, players, options in [
+        ("rio-grande", 4, {}),
+        ("rio-grande", 2, {}),
+        ("rio-grande", 3, {"reshuffle": "on-next-draw"}),
+        ("rio-grande", 7, {"end_trigger": "failed-draw"}),
+        ("amigo", 5, {"empty_reshuffle": "end-game"}),
+        ("amigo-1997", 4, {"allow_retrade": True}),
+    ]
+]
+FAST = ("rio-grande-4p", "duel-defaults", "tabletop-rio-grande-4p-defaults")
+"""The games of the fast subset: a 4-player game, a duel and a tabletop game (the rest are slow)."""
+GAMES.sort(key=lambda game: game.id not in FAST)
 SEEDS = [seed + 1 for seed in sweep(3)]
 
 
-@pytest.mark.parametrize(("preset", "players", "options"), slow_beyond(GAMES, keep=3))
+@pytest.mark.parametrize(
+    ("preset", "players", "options", "mode"), slow_beyond(GAMES, keep=len(FAST))
+)
 @pytest.mark.parametrize("seed", SEEDS)
-def test_the_engine_and_an_independent_one_agree_on_every_command(preset, players, options, seed):
-    rng = random.Random(f"differential/{preset}/{players}/{options}/{seed}")
+def test_the_engine_and_an_independent_one_agree_on_every_command(
+    preset, players, options, mode, seed
+):
+    rng = random.Random(f"differential/{preset}/{players}/{options}/{mode}/{seed}")
     ruleset = resolve_ruleset(preset, players, options)
     start_seat = seed % players
-    events = start_game(ruleset, NAMES[:players], start_seat=start_seat, seed=seed)
+    seeded = {"seed": seed} if mode == DIGITAL else {}
+    events = start_game(ruleset, NAMES[:players], start_seat=start_seat, mode=mode, **seeded)
     state = fold(events)
     started = events[0]
     assert isinstance(started, ev.GameStarted)
-    assert started.deck is not None
-    table = Table(preset, players, start_seat, list(started.deck), options)
-    assert_same(state, table, "after the deal")
+    table = Table(preset, players, start_seat, started.deck, options)
+    assert_same(state, table, "at the start")
     for step in range(20_000):
         if state.is_over:
             return
@@ -115,7 +143,7 @@ def assert_same(state: GameState, table: Table, where: str) -> None:
         "phase": str(state.phase),
         "active": state.active,
         "exhaustions": state.exhaustions,
-        "draw pile": list(state.draw_pile),
+        "draw pile": Counter(state.draw_pile) if table.tabletop else list(state.draw_pile),
         "discard pile": list(state.discard_pile),
         "out of the game": Counter(state.removed),
         "duel offer": Counter(state.duel_offer),
@@ -148,7 +176,7 @@ def assert_same(state: GameState, table: Table, where: str) -> None:
         "phase": table.phase,
         "active": table.active,
         "exhaustions": table.exhaustions,
-        "draw pile": table.draw_pile,
+        "draw pile": Counter(table.draw_pile) if table.tabletop else table.draw_pile,
         "discard pile": table.discard,
         "out of the game": Counter(table.removed),
         "duel offer": Counter(table.duel_offer),
@@ -201,6 +229,13 @@ def _legal_command(
     seat nearly always: taken as often as the rest, they would keep every field small and every
     coin pile too short for a third field, so they come last (None then, unless `every`)."""
     legal = legal_commands(state, seat)
+    chance = chance_step(state)
+    if chance is not None and chance.kind == "deal":
+        pile = iter(rng.sample(state.draw_pile, len(state.draw_pile)))
+        return cmd.Deal(tuple(tuple(next(pile) for _ in range(n)) for n in chance.hands or ()))
+    if chance is not None and (seat == chance.seat or every) and rng.random() < 0.5:
+        named = seen_at_the_table(rng, state, chance.count)
+        return (cmd.Reveal if chance.kind == "reveal" else cmd.Draw)(chance.seat or 0, named)
     offer = legal.offer
     if offer and offer.hand + offer.revealed and rng.random() < 0.3:
         hand = tuple(rng.sample(offer.hand, min(len(offer.hand), rng.randint(0, 2))))
@@ -226,12 +261,13 @@ def _any_command(rng: random.Random, state: GameState, seat: int, table: Table) 
         return tuple(rng.sample(cards, rng.randint(0, min(most, len(cards)))))
 
     offer = rng.randint(0, table.next_offer)
+    named = some(beans, 4) if table.tabletop else None
     makers = [
         lambda: cmd.Plant(seat, rng.randrange(4), rng.choice([None, *beans])),
         lambda: cmd.Harvest(seat, rng.randrange(4)),
         lambda: cmd.BuyField(seat),
-        lambda: cmd.Reveal(seat),
-        lambda: cmd.Draw(seat),
+        lambda: cmd.Reveal(seat, named),
+        lambda: cmd.Draw(seat, named),
         lambda: cmd.EndTrading(seat),
         lambda: cmd.Decline(seat, offer),
         lambda: cmd.Withdraw(seat, offer),
