@@ -1,0 +1,235 @@
+"""Whole games played over the HTTP API, each seat with its own token, against the independent
+implementation of the rules (tests/independent_rules.py): every command the API accepts or
+refuses, the other accepts or refuses too, and every seat's view — in each command's answer and
+asked for afresh — is the other's table as that seat may see it (its own hand in order, the
+others' hand sizes only, everything public as it is).
+
+The seats choose among the legal commands their views list, with random offers and random
+commands of every kind mixed in, as a client might send them. The test reads two things no seat
+may: the deck (it chooses it, as a creator may) and each reshuffled pile's order (from the store,
+as the other engine needs them).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any
+from uuid import UUID
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from domain.rules import MalformedCommand, parse_command
+from domain.rules import events as ev
+from tests.api.support import CreatedGame, bearer, create_game
+from tests.builders import NAMES
+from tests.independent_rules import COUNTS, Illegal, Table, setup
+from tests.marks import slow_beyond
+
+GAMES = [
+    pytest.param("rio-grande", 4, {}, id="rio-grande-4p"),
+    pytest.param("rio-grande", 2, {}, id="duel"),
+    pytest.param("amigo", 3, {"tie_break": ["most-hand-cards"]}, id="amigo-3p"),
+    pytest.param("rio-grande", 6, {"allow_retrade": True}, id="rio-grande-6p-retrade"),
+    pytest.param("amigo-1997", 5, {"implicit_harvest": True}, id="amigo-1997-5p-implicit"),
+]
+
+
+@pytest.mark.parametrize(("preset", "players", "options"), slow_beyond(GAMES, keep=1))
+def test_every_seat_sees_over_the_api_what_an_independent_engine_says_it_may(
+    web: Flask, client: FlaskClient, preset: str, players: int, options: dict[str, Any]
+) -> None:
+    rng = random.Random(f"api-differential/{preset}/{players}")
+    rules = setup(preset, players, 0, options)
+    deck = [bean for bean in rules.beans for _ in range(COUNTS[bean])]
+    rng.shuffle(deck)
+    game = create_game(
+        client, seats=list(NAMES[:players]), ruleset=preset, options=options, deck=deck
+    )
+    table = Table(preset, players, 0, deck, options)
+    stored = Stored(web, game)
+    for step in range(20_000):
+        if table.scores is not None:
+            for seat in range(players):
+                assert_seen(_view(client, game, seat), table, seat, "at the end")
+            return
+        seat = rng.choice((table.active, table.active, rng.randrange(players)))
+        view = _view(client, game, seat)
+        assert_seen(view, table, seat, f"step {step}: seat {seat}'s view")
+        body = _command(rng, view, table, seat)
+        if body is None:
+            continue
+        answer = client.post(f"{game.url}/commands", json=body, headers=game.seat(seat))
+        where = f"step {step}: seat {seat} sent {body}"
+        try:
+            command = parse_command(body)
+        except MalformedCommand:
+            assert answer.status_code == 422, f"{where}: {answer.status_code}"
+            continue
+        if answer.status_code != 200:
+            assert answer.status_code in (409, 422), f"{where}: {answer.get_json()}"
+            try:
+                table.play(command, [])
+            except Illegal:
+                continue
+            pytest.fail(f"{where}: the API refused it ({answer.get_json()}), the other did not")
+        try:
+            table.play(command, stored.reshuffles_since())
+        except Illegal as refusal:
+            pytest.fail(f"{where}: the API accepted it, the other refused it ({refusal})")
+        assert_seen(answer.get_json()["view"], table, seat, f"{where}: its answer")
+    raise AssertionError("the game did not end")
+
+
+class Stored:
+    """The game's facts as stored, for the reshuffled piles' orders (a secret of the store)."""
+
+    def __init__(self, web: Flask, game: CreatedGame) -> None:
+        self.views = web.extensions["bohnanza"].get().views
+        self.game_id = UUID(game.id)
+        self.read = 0
+
+    def reshuffles_since(self) -> list[list[str]]:
+        facts = self.views.facts(self.game_id)[self.read :]
+        self.read += len(facts)
+        return [
+            r.fact.order
+            for r in facts
+            if isinstance(r.fact, ev.DiscardsReshuffled) and r.fact.order
+        ]
+
+
+def _view(client: FlaskClient, game: CreatedGame, seat: int) -> dict[str, Any]:
+    answer = client.get(f"{game.url}/view", headers=bearer(game.seat_tokens[seat]))
+    assert answer.status_code == 200, answer.get_json()
+    return answer.get_json()
+
+
+def assert_seen(view: dict[str, Any], table: Table, seat: int, where: str) -> None:
+    """The view is the table as `seat` may see it (RULES §4.5): its own hand, every hand's size,
+    fields, trade areas, coin counts, the piles' sizes and the discard pile's top, the face-up
+    cards and open offers (an offer's hand positions for its proposer only)."""
+    discard = table.discard
+    seen = {
+        "phase": view["phase"],
+        "active": view["active_seat"],
+        "draw pile": view["draw_pile"],
+        "discard pile": (view["discard_pile"]["size"], view["discard_pile"]["top"]),
+        "face up": Counter(view["revealed"]),
+        "duel offer": Counter(view["duel_offer"]),
+        "out of the game": view["removed_from_game"],
+        "exhaustions": view["exhaustions"],
+        "offers": {
+            offer["id"]: (
+                offer["proposer"],
+                offer["to"],
+                Counter(offer["gives"]),
+                Counter(offer["wants"]),
+                sorted(offer["gives_from_hand"]),
+            )
+            for offer in view["offers"]
+        },
+        "seats": [
+            (
+                s["hand"],
+                s["hand_size"],
+                [(f["bean"], f["count"]) for f in s["fields"]],
+                Counter(s["trade_area"]),
+                s["coins"],
+                s["bought_third_field"],
+            )
+            for s in view["seats"]
+        ],
+        "result": None
+        if view["result"] is None
+        else (view["result"]["scores"], view["result"]["winners"]),
+    }
+    hands = [[card.bean for card in s.hand] for s in table.seats]
+    over = table.scores is not None
+    expected = {
+        "phase": table.phase,
+        "active": table.active,
+        "draw pile": {"size": len(table.draw_pile)},
+        "discard pile": (len(discard), discard[-1] if discard else None),
+        "face up": Counter(table.revealed),
+        "duel offer": Counter(table.duel_offer),
+        "out of the game": len(table.removed),
+        "exhaustions": table.exhaustions,
+        "offers": {
+            number: (
+                offer.proposer,
+                offer.to,
+                Counter([card.bean for card in offer.hand] + offer.revealed + offer.trade_area),
+                Counter(offer.wants),
+                _positions(table, offer, seat),
+            )
+            for number, offer in table.offers.items()
+        },
+        "seats": [
+            (
+                hands[number] if number == seat else None,
+                len(hands[number]),
+                [tuple(f) for f in s.fields],
+                Counter(s.trade_area),
+                len(s.coins),
+                s.bought,
+            )
+            for number, s in enumerate(table.seats)
+        ],
+        "result": None if not over else (table.scores, table.winners),
+    }
+    differ = [key for key in seen if seen[key] != expected[key]]
+    assert not differ, f"{where}: " + "; ".join(
+        f"{key}: API {seen[key]} / other {expected[key]}" for key in differ
+    )
+
+
+def _positions(table: Table, offer: Any, seat: int) -> list[int]:
+    """An offer's hand positions, as its proposer sees them; nobody else sees them."""
+    if offer.proposer != seat:
+        return []
+    return sorted(table.seats[seat].hand.index(card) for card in offer.hand)
+
+
+def _command(
+    rng: random.Random, view: dict[str, Any], table: Table, seat: int
+) -> dict[str, Any] | None:
+    """A command as a client sends it: mostly one of the view's legal commands (harvests seldom,
+    as the bots of tests/unit/test_rules_differential.py choose), an offer in the view's range,
+    or a random one."""
+    legal = view.get("legal") or {"commands": [], "offer": None}
+    offer = legal["offer"]
+    if rng.random() < 0.15:
+        return rng.choice(
+            [
+                {"type": "harvest", "field": rng.randrange(4)},
+                {"type": "plant", "field": rng.randrange(3)},
+                {"type": "reveal"},
+                {"type": "draw"},
+                {"type": "end-trading"},
+                {"type": "buy-field"},
+                {"type": "decline", "offer": rng.randint(1, table.next_offer)},
+                {"type": "offer-rest"},
+            ]
+        ) | {"seat": seat}
+    if offer and (offer["hand"] or offer["revealed"]) and rng.random() < 0.3:
+        hand = rng.sample(offer["hand"], min(len(offer["hand"]), rng.randint(0, 2)))
+        revealed = rng.sample(offer["revealed"], rng.randint(0, len(offer["revealed"])))
+        area = rng.sample(offer["trade_area"], min(1, len(offer["trade_area"])))
+        wants = rng.sample(offer["wants"], rng.randint(0 if hand or revealed else 1, 2))
+        return {
+            "type": "offer",
+            "seat": seat,
+            "to": rng.choice(offer["to"]),
+            "hand": hand,
+            "revealed": revealed,
+            "trade_area": area,
+            "wants": wants,
+        }
+    commands = legal["commands"]
+    chosen = [c for c in commands if c["type"] != "harvest"] or commands
+    if chosen and (rng.random() < 0.9 or len(chosen) == len(commands)):
+        return rng.choice(chosen)
+    return rng.choice(commands) if commands else None
