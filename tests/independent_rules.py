@@ -255,7 +255,7 @@ class Table:
         self._reshuffles = iter(reshuffles)
         handler = getattr(self, "_" + type(command).__name__.lower(), None)
         if handler is None:
-            raise Illegal(f"{command.type} is not a command of a digital game")
+            raise Illegal(f"{command.type}: not a command of the games this engine plays")
         if not isinstance(command, cmd.Deal) and not 0 <= command.seat < self.players:  # type: ignore[attr-defined]
             raise Illegal("no such seat")
         if self.phase == "deal" and not isinstance(command, cmd.Deal):
