@@ -28,10 +28,10 @@ from domain.rules import (
 from domain.rules import commands as cmd
 from domain.rules import events as ev
 from domain.rules.legal import chance_step
-from domain.rules.state import DIGITAL, TABLETOP
-from tests.builders import NAMES, seen_at_the_table
+from domain.rules.state import DIGITAL, TABLETOP, Phase
+from tests.builders import NAMES, seen_at_the_table, table
 from tests.games import sweep
-from tests.independent_rules import Illegal, Table
+from tests.independent_rules import Card, Illegal, Table
 from tests.marks import slow_beyond
 
 
@@ -116,6 +116,64 @@ def test_the_engine_and_an_independent_one_agree_on_every_command(
     assert isinstance(started, ev.GameStarted)
     table = Table(preset, players, start_seat, started.deck, options)
     assert_same(state, table, "at the start")
+    play_both(rng, state, table)
+
+
+POSITIONS = {  # the draw pile about to run out with nothing to reshuffle (RULES §10, §14 E3–E7)
+    "the reveal takes the last card": {"phase": Phase.PLANT, "planted": 1, "draw_pile": "blue"},
+    "the reveal takes the last two": {"phase": Phase.PLANT, "planted": 1, "draw_pile": "blue red"},
+    "the draw takes the last two": {"phase": Phase.DRAW, "draw_pile": "blue red"},
+}
+PILE_OPTIONS = [
+    {"reshuffle": reshuffle, "empty_reshuffle": empty, "end_trigger": end}
+    for reshuffle in ("immediate", "on-next-draw")
+    for empty in ("cascade", "end-game")
+    for end in ("last-card", "failed-draw")
+]
+
+
+@pytest.mark.parametrize("position", POSITIONS)
+@pytest.mark.parametrize("options", PILE_OPTIONS, ids=_name)
+@pytest.mark.parametrize("exhaustions", [0, 1])
+def test_both_engines_agree_when_the_pile_runs_out_with_no_discards(position, options, exhaustions):
+    """Positions the seeded games seldom reach: the rest of the deck in coins, the discard pile
+    empty, the pile about to run out on the first or second pass; then played to the end."""
+    state = table(
+        4,
+        options=options,
+        hands={0: "chili soy", 1: "green", 2: "red red", 3: "stink"},
+        fields={0: ["2 chili", "soy"], 1: ["3 green"]},
+        coins={3: "..."},
+        exhaustions=exhaustions,
+        **POSITIONS[position],
+    )
+    rng = random.Random(f"positions/{position}/{options}/{exhaustions}")
+    play_both(rng, state, table_at(state, options))
+
+
+def table_at(state: GameState, options: dict[str, Any]) -> Table:
+    """The other engine's table at a digital game's position (its zones copied from the state)."""
+    players = len(state.players)
+    deck = [bean for bean in state.ruleset.beans for _ in range(state.ruleset.counts[bean])]
+    other = Table(state.ruleset.preset, players, state.start_seat, deck, options)
+    for seat, player in zip(other.seats, state.players, strict=True):
+        seat.hand = [Card(bean) for bean in player.hand]
+        seat.fields = [[field.bean, field.count] for field in player.fields]
+        seat.trade_area = list(player.trade_area)
+        seat.coins = list(player.coins)
+        seat.bought = player.bought_field
+    other.draw_pile, other.discard = list(state.draw_pile), list(state.discard_pile)
+    other.revealed, other.removed = list(state.revealed), list(state.removed)
+    other.phase, other.active, other.planted = str(state.phase), state.active, state.planted
+    other.exhaustions, other.end_triggered = state.exhaustions, state.end_triggered
+    other.reshuffle_due = state.reshuffles < state.exhaustions
+    assert not state.offers, "positions with open offers are not copied"
+    assert not state.duel_offer, "nor duel positions"
+    return other
+
+
+def play_both(rng: random.Random, state: GameState, table: Table) -> None:
+    """Random commands (`_command`) played on both engines to the end of the game."""
     for step in range(20_000):
         if state.is_over:
             return
