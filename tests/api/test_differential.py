@@ -23,50 +23,72 @@ from flask.testing import FlaskClient
 
 from domain.rules import MalformedCommand, parse_command
 from domain.rules import events as ev
+from domain.rules.state import DIGITAL, TABLETOP
 from tests.api.support import CreatedGame, bearer, create_game
 from tests.builders import NAMES
 from tests.independent_rules import COUNTS, Illegal, Table, setup
 from tests.marks import slow_beyond
 
+HOST = -1
+"""The host of a tabletop game, as a viewer: it sees every card the table has seen."""
+
 GAMES = [
-    pytest.param("rio-grande", 4, {}, id="rio-grande-4p"),
-    pytest.param("rio-grande", 2, {}, id="duel"),
-    pytest.param("amigo", 3, {"tie_break": ["most-hand-cards"]}, id="amigo-3p"),
-    pytest.param("rio-grande", 6, {"allow_retrade": True}, id="rio-grande-6p-retrade"),
-    pytest.param("amigo-1997", 5, {"implicit_harvest": True}, id="amigo-1997-5p-implicit"),
+    pytest.param("rio-grande", 4, {}, DIGITAL, id="rio-grande-4p"),
+    pytest.param("rio-grande", 2, {}, DIGITAL, id="duel"),
+    pytest.param("amigo", 3, {"tie_break": ["most-hand-cards"]}, DIGITAL, id="amigo-3p"),
+    pytest.param("rio-grande", 6, {"allow_retrade": True}, DIGITAL, id="rio-grande-6p-retrade"),
+    pytest.param("amigo-1997", 5, {"implicit_harvest": True}, DIGITAL, id="amigo-1997-5p"),
+    pytest.param(
+        "rio-grande",
+        5,
+        {"coin_counts_visible": False, "discard_pile_browsable": True},
+        DIGITAL,
+        id="rio-grande-5p-secret-coins-browsable-discards",
+    ),
+    pytest.param("rio-grande", 4, {}, TABLETOP, id="tabletop-rio-grande-4p"),
+    pytest.param("amigo", 3, {"reshuffle": "on-next-draw"}, TABLETOP, id="tabletop-amigo-3p"),
 ]
 
 
-@pytest.mark.parametrize(("preset", "players", "options"), slow_beyond(GAMES, keep=1))
+@pytest.mark.parametrize(("preset", "players", "options", "mode"), slow_beyond(GAMES, keep=1))
 def test_every_seat_sees_over_the_api_what_an_independent_engine_says_it_may(
-    web: Flask, client: FlaskClient, preset: str, players: int, options: dict[str, Any]
+    web: Flask, client: FlaskClient, preset: str, players: int, options: dict[str, Any], mode: str
 ) -> None:
-    rng = random.Random(f"api-differential/{preset}/{players}")
-    rules = setup(preset, players, 0, options)
-    deck = [bean for bean in rules.beans for _ in range(COUNTS[bean])]
-    rng.shuffle(deck)
-    game = create_game(
-        client, seats=list(NAMES[:players]), ruleset=preset, options=options, deck=deck
-    )
-    table = Table(preset, players, 0, deck, options)
+    rng = random.Random(f"api-differential/{preset}/{players}/{mode}")
+    seats = list(NAMES[:players])
+    if mode == TABLETOP:  # the host enters every card dealt, revealed and drawn
+        game = create_game(client, seats=seats, ruleset=preset, options=options, mode=mode)
+        table = Table(preset, players, 0, None, options)
+    else:  # the test chooses the deck, as a game's creator may
+        rules = setup(preset, players, 0, options)
+        deck = [bean for bean in rules.beans for _ in range(COUNTS[bean])]
+        rng.shuffle(deck)
+        game = create_game(client, seats=seats, ruleset=preset, options=options, deck=deck)
+        table = Table(preset, players, 0, deck, options)
     stored = Stored(web, game)
+    viewers = [*range(players), HOST] if mode == TABLETOP else list(range(players))
     for step in range(20_000):
         if table.scores is not None:
-            for seat in range(players):
-                assert_seen(_view(client, game, seat), table, seat, "at the end")
+            for viewer in viewers:
+                assert_seen(_view(client, game, viewer), table, viewer, "at the end")
             return
-        seat = rng.choice((table.active, table.active, rng.randrange(players)))
-        view = _view(client, game, seat)
-        assert_seen(view, table, seat, f"step {step}: seat {seat}'s view")
-        body = _command(rng, view, table, seat)
+        viewer = rng.choice((table.active, table.active, *viewers))
+        view = _view(client, game, viewer)
+        assert_seen(view, table, viewer, f"step {step}: {_who(viewer)}'s view")
+        body = _chance(rng, view) if viewer == HOST else _command(rng, view, table, viewer)
         if body is None:
             continue
-        answer = client.post(f"{game.url}/commands", json=body, headers=game.seat(seat))
-        where = f"step {step}: seat {seat} sent {body}"
+        headers = game.host() if viewer == HOST else game.seat(viewer)
+        answer = client.post(f"{game.url}/commands", json=body, headers=headers)
+        where = f"step {step}: {_who(viewer)} sent {body}"
         try:
             command = parse_command(body)
         except MalformedCommand:
             assert answer.status_code == 422, f"{where}: {answer.status_code}"
+            continue
+        if answer.status_code == 403:  # only the host names cards off the pile (RULES §4.4)
+            assert mode == TABLETOP, f"{where}: {answer.get_json()}"
+            assert body["type"] in ("reveal", "draw"), f"{where}: {answer.get_json()}"
             continue
         if answer.status_code != 200:
             assert answer.status_code in (409, 422), f"{where}: {answer.get_json()}"
@@ -79,8 +101,12 @@ def test_every_seat_sees_over_the_api_what_an_independent_engine_says_it_may(
             table.play(command, stored.reshuffles_since())
         except Illegal as refusal:
             pytest.fail(f"{where}: the API accepted it, the other refused it ({refusal})")
-        assert_seen(answer.get_json()["view"], table, seat, f"{where}: its answer")
+        assert_seen(answer.get_json()["view"], table, viewer, f"{where}: its answer")
     raise AssertionError("the game did not end")
+
+
+def _who(viewer: int) -> str:
+    return "the host" if viewer == HOST else f"seat {viewer}"
 
 
 class Stored:
@@ -101,22 +127,31 @@ class Stored:
         ]
 
 
-def _view(client: FlaskClient, game: CreatedGame, seat: int) -> dict[str, Any]:
-    answer = client.get(f"{game.url}/view", headers=bearer(game.seat_tokens[seat]))
+def _view(client: FlaskClient, game: CreatedGame, viewer: int) -> dict[str, Any]:
+    token = game.host_token if viewer == HOST else game.seat_tokens[viewer]
+    answer = client.get(f"{game.url}/view", headers=bearer(token))
     assert answer.status_code == 200, answer.get_json()
     return answer.get_json()
 
 
-def assert_seen(view: dict[str, Any], table: Table, seat: int, where: str) -> None:
-    """The view is the table as `seat` may see it (RULES §4.5): its own hand, every hand's size,
-    fields, trade areas, coin counts, the piles' sizes and the discard pile's top, the face-up
-    cards and open offers (an offer's hand positions for its proposer only)."""
-    discard = table.discard
+def assert_seen(view: dict[str, Any], table: Table, viewer: int, where: str) -> None:
+    """The view is the table as `viewer` may see it (RULES §4.5): a seat its own hand, every
+    hand's size, fields, trade areas, coin counts (only its own under secret treasuries, until the
+    end), the piles' sizes and the discard pile's top (all of it when browsable or over), the
+    face-up cards and open offers (an offer's hand positions for its proposer only); the host of
+    a tabletop game every hand and what the draw pile holds."""
+    discard, over = table.discard, table.scores is not None
+    everything = viewer == HOST
+    coins_shown = table.rules.option("coin_counts_visible", True) or over or everything
     seen = {
         "phase": view["phase"],
         "active": view["active_seat"],
-        "draw pile": view["draw_pile"],
-        "discard pile": (view["discard_pile"]["size"], view["discard_pile"]["top"]),
+        "draw pile": (view["draw_pile"]["size"], Counter(view["draw_pile"].get("cards", ()))),
+        "discard pile": (
+            view["discard_pile"]["size"],
+            view["discard_pile"]["top"],
+            view["discard_pile"].get("cards"),
+        ),
         "face up": Counter(view["revealed"]),
         "duel offer": Counter(view["duel_offer"]),
         "out of the game": view["removed_from_game"],
@@ -147,12 +182,16 @@ def assert_seen(view: dict[str, Any], table: Table, seat: int, where: str) -> No
         else (view["result"]["scores"], view["result"]["winners"]),
     }
     hands = [[card.bean for card in s.hand] for s in table.seats]
-    over = table.scores is not None
+    browsable = table.rules.option("discard_pile_browsable", False) or over or everything
     expected = {
         "phase": table.phase,
         "active": table.active,
-        "draw pile": {"size": len(table.draw_pile)},
-        "discard pile": (len(discard), discard[-1] if discard else None),
+        "draw pile": (len(table.draw_pile), Counter(table.draw_pile if everything else ())),
+        "discard pile": (
+            len(discard),
+            discard[-1] if discard else None,
+            discard if browsable else None,
+        ),
         "face up": Counter(table.revealed),
         "duel offer": Counter(table.duel_offer),
         "out of the game": len(table.removed),
@@ -163,17 +202,17 @@ def assert_seen(view: dict[str, Any], table: Table, seat: int, where: str) -> No
                 offer.to,
                 Counter([card.bean for card in offer.hand] + offer.revealed + offer.trade_area),
                 Counter(offer.wants),
-                _positions(table, offer, seat),
+                _positions(table, offer, viewer),
             )
             for number, offer in table.offers.items()
         },
         "seats": [
             (
-                hands[number] if number == seat else None,
+                hands[number] if number == viewer or everything else None,
                 len(hands[number]),
                 [tuple(f) for f in s.fields],
                 Counter(s.trade_area),
-                len(s.coins),
+                len(s.coins) if coins_shown or number == viewer else None,
                 s.bought,
             )
             for number, s in enumerate(table.seats)
@@ -186,11 +225,30 @@ def assert_seen(view: dict[str, Any], table: Table, seat: int, where: str) -> No
     )
 
 
-def _positions(table: Table, offer: Any, seat: int) -> list[int]:
-    """An offer's hand positions, as its proposer sees them; nobody else sees them."""
-    if offer.proposer != seat:
+def _positions(table: Table, offer: Any, viewer: int) -> list[int]:
+    """An offer's hand positions, as its proposer (and the host) sees them; nobody else does."""
+    if offer.proposer != viewer and viewer != HOST:
         return []
-    return sorted(table.seats[seat].hand.index(card) for card in offer.hand)
+    return sorted(table.seats[offer.proposer].hand.index(card) for card in offer.hand)
+
+
+def _chance(rng: random.Random, view: dict[str, Any]) -> dict[str, Any] | None:
+    """What the host of a tabletop game enters: the cards dealt, revealed or drawn (cards the
+    pile may hold, as the host's view shows them; then the discard pile's, which a reshuffle on
+    the way makes the new pile), or now and then cards picked at random."""
+    chance = view["legal"]["chance"]
+    pile, discards = view["draw_pile"]["cards"], view["discard_pile"]["cards"]
+    if chance is None:
+        return None
+    if rng.random() < 0.1:
+        named = rng.sample(pile + discards, min(chance["count"], 2))
+    else:
+        named = rng.sample(pile, min(chance["count"], len(pile)))
+        named += rng.sample(discards, min(chance["count"] - len(named), len(discards)))
+    if chance["type"] == "deal":
+        cards = iter(rng.sample(pile, len(pile)))
+        return {"type": "deal", "hands": [[next(cards) for _ in range(n)] for n in chance["hands"]]}
+    return {"type": chance["type"], "seat": chance["seat"], "cards": named}
 
 
 def _command(
