@@ -1,13 +1,14 @@
 """A second implementation of the rules, written from docs/rules.md alone, to play against the
-engine (tests/unit/test_rules_differential.py).
+engine (tests/unit/test_rules_differential.py, and over the API tests/api/test_differential.py).
 
 It covers every preset and player count, the bean duel (§11) included, with the options of §15
 (bean protection, tie-breaks, reshuffle timing and an empty reshuffle, house rules H1–H3, the
 duel's three), in digital games and in tabletop games with known hands (the recorder names the
-cards dealt, revealed and drawn, §3, §10.1); not tabletop games with unknown hands (§4.4). It is written the plain way on purpose — one mutable
-table, one method per command, nothing shared with domain/rules but the command classes it reads —
-so that a misreading of the rules in one is unlikely to be repeated in the other. The bean table
-and the player-count table are copied from docs/rules.md §1.1 and §2, not imported.
+cards dealt, revealed and drawn, §3, §10.1); not tabletop games with unknown hands (§4.4). It is
+written the plain way on purpose — one mutable table, one method per command, nothing shared with
+domain/rules but the command classes it reads — so that a misreading of the rules in one is
+unlikely to be repeated in the other. The bean table and the player-count table are copied from
+docs/rules.md §1.1 and §2, not imported.
 
 Where docs/rules.md left a choice open, the first games played against the engine showed it, and
 the docs now say what the engine does: the order in which paid coins land on the discard pile
