@@ -217,7 +217,7 @@ class Table:
         self.players = seats
         self.start = start
         self.draw_pile = cards if deck is None else list(deck)
-        """Top first in a digital game; in a tabletop game the cards nobody has seen, in no order."""
+        """Top first in a digital game; in a tabletop game the cards nobody saw, in no order."""
         self.discard: list[str] = []
         self.seats = [Seat([], [[None, 0] for _ in range(self.rules.fields)]) for _ in range(seats)]
         self.active = start
@@ -257,7 +257,8 @@ class Table:
         handler = getattr(self, "_" + type(command).__name__.lower(), None)
         if handler is None:
             raise Illegal(f"{command.type}: not a command of the games this engine plays")
-        if not isinstance(command, cmd.Deal) and not 0 <= command.seat < self.players:  # type: ignore[attr-defined]
+        seat = getattr(command, "seat", 0)  # the deal alone names no seat
+        if not 0 <= seat < self.players:
             raise Illegal("no such seat")
         if self.phase == "deal" and not isinstance(command, cmd.Deal):
             raise Illegal("the cards have not been dealt yet")
