@@ -217,9 +217,10 @@ class CommandSchema(Schema):
         allow_none=True,
         validate=validate.OneOf(list(BEANS)),
         metadata={
-            "description": "plant: the bean expected (null: the front card in phase 1, or the "
-            "card taken when the cards it is taken from are all one bean: the trade area, the "
-            "duel's offered or drawn cards; required for a front card nobody has seen); "
+            "description": "plant: the bean expected (null: the front card, when planting "
+            "from the hand, or the card taken when the cards it is taken from are all one bean: "
+            "the trade area, the duel's offered or drawn cards; required for a front card "
+            "nobody has seen); "
             "discard-offered: the offered card discarded; discard-from-hand: the bean discarded "
             "(required for a card nobody has seen)"
         },
