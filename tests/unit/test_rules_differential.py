@@ -29,7 +29,8 @@ from domain.rules import commands as cmd
 from domain.rules import events as ev
 from domain.rules.legal import chance_step
 from domain.rules.state import DIGITAL, TABLETOP, Phase
-from tests.builders import NAMES, seen_at_the_table, table
+from tests import builders
+from tests.builders import NAMES, seen_at_the_table
 from tests.games import sweep
 from tests.independent_rules import Card, Illegal, Table
 from tests.marks import slow_beyond
@@ -138,7 +139,7 @@ PILE_OPTIONS = [
 def test_both_engines_agree_when_the_pile_runs_out_with_no_discards(position, options, exhaustions):
     """Positions the seeded games seldom reach: the rest of the deck in coins, the discard pile
     empty, the pile about to run out on the first or second pass; then played to the end."""
-    state = table(
+    state = builders.table(  # the engine's table builder (the other engine's is a Table)
         4,
         options=options,
         hands={0: "chili soy", 1: "green", 2: "red red", 3: "stink"},
