@@ -3,12 +3,13 @@ engine (tests/unit/test_rules_differential.py, and over the API tests/api/test_d
 
 It covers every preset and player count, the bean duel (§11) included, with the options of §15
 (bean protection, tie-breaks, reshuffle timing and an empty reshuffle, house rules H1–H3, the
-duel's three), in digital games and in tabletop games with known hands (the recorder names the
-cards dealt, revealed and drawn, §3, §10.1); not tabletop games with unknown hands (§4.4). It is
-written the plain way on purpose — one mutable table, one method per command, nothing shared with
-domain/rules but the command classes it reads — so that a misreading of the rules in one is
-unlikely to be repeated in the other. The bean table and the player-count table are copied from
-docs/rules.md §1.1 and §2, not imported.
+duel's three), in digital games and in tabletop games: with known hands (the recorder names the
+cards dealt, revealed and drawn, §3, §10.1) and with unknown hands (each pile's unseen beans, a
+card named as the table sees it, §4.4; not a seat's notes of its own hand, nor the hands shown
+after the end). It is written the plain way on purpose — one mutable table, one method per command,
+nothing shared with domain/rules but the command classes it reads — so that a misreading of the
+rules in one is unlikely to be repeated in the other. The bean table and the player-count table are
+copied from docs/rules.md §1.1 and §2, not imported.
 
 Where docs/rules.md left a choice open, the first games played against the engine showed it, and
 the docs now say what the engine does: the order in which paid coins land on the discard pile
@@ -28,6 +29,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.rules import commands as cmd
+
+UNSEEN = "?"
+"""A card nobody has seen (the engine's spelling, in commands and piles)."""
 
 METERS: dict[str, tuple[int | None, ...]] = {  # docs/rules.md §1.1: fewest cards for 1–4 coins
     "coffee": (4, 7, 10, 12),
@@ -155,10 +159,16 @@ def _named(bean: str | None, cards: list[str]) -> str:
 
 
 class Card:
-    """A card in a hand: an object of its own, so that an offer follows it when others move."""
+    """A card in a hand: an object of its own, so that an offer follows it when others move. With
+    unknown hands (§4.4) a card nobody has seen has no bean, only the draw pile it came from."""
 
-    def __init__(self, bean: str) -> None:
+    def __init__(self, bean: str | None, pile: int | None = None) -> None:
         self.bean = bean
+        self.pile = pile
+
+    def __str__(self) -> str:
+        """The card as the engine writes it: its bean, or "?" and its pile's number."""
+        return self.bean if self.bean is not None else f"?{self.pile}"
 
 
 @dataclass
@@ -191,14 +201,20 @@ class Table:
         start: int,
         deck: list[str] | None,
         options: dict[str, Any],
+        *,
+        unknown_hands: bool = False,
     ) -> None:
         """A digital game dealt from `deck` (top first), or with no deck a tabletop game waiting
-        for its deal."""
+        for its deal, or with `unknown_hands` one dealt unseen (§4.4)."""
         self.rules = setup(preset, seats, start, options)
         cards = [bean for bean in self.rules.beans for _ in range(COUNTS[bean])]
         if deck is not None and Counter(deck) != Counter(cards):
             raise AssertionError("the shuffled deck is not the preset's deck (§2)")
         self.tabletop = deck is None
+        self.unknown_hands = unknown_hands
+        self.pools: list[Counter[str]] = [Counter(cards)] if unknown_hands else []
+        """With unknown hands: for each draw pile so far (0: the deck), its beans nobody has seen,
+        in the pile or in hands (§4.4)."""
         self.protection = self.rules.option("bean_protection", "amigo")
         self.retrade = self.rules.option("allow_retrade", False)
         self.implicit_harvest = self.rules.option("implicit_harvest", False)
@@ -221,7 +237,7 @@ class Table:
         self.discard: list[str] = []
         self.seats = [Seat([], [[None, 0] for _ in range(self.rules.fields)]) for _ in range(seats)]
         self.active = start
-        self.phase = "deal" if self.tabletop else "plant"
+        self.phase = "deal" if self.tabletop and not unknown_hands else "plant"
         self.planted = 0
         self.revealed: list[str] = []
         self.offers: dict[int, OpenOffer] = {}
@@ -237,6 +253,10 @@ class Table:
         self.decided_by: str | None = None
         self._reshuffles: Iterator[list[str]] = iter(())
         # §3.4: one card at a time, clockwise from the start player, skipping full hands.
+        if unknown_hands:  # the deal is counted, not named
+            for seat, size in zip(self.seats, self.rules.hand_sizes, strict=True):
+                seat.hand = [Card(None, 0) for _ in range(size)]
+            self.draw_pile = [UNSEEN] * (len(cards) - sum(self.rules.hand_sizes))
         while not self.tabletop and any(
             len(seat.hand) < size
             for seat, size in zip(self.seats, self.rules.hand_sizes, strict=True)
@@ -262,10 +282,11 @@ class Table:
             raise Illegal("no such seat")
         if self.phase == "deal" and not isinstance(command, cmd.Deal):
             raise Illegal("the cards have not been dealt yet")
-        if not (self.tabletop and isinstance(command, cmd.Reveal | cmd.Draw)):
+        naming = isinstance(command, cmd.Reveal | cmd.Draw) and self.tabletop
+        if not (naming or self.unknown_hands):
             handler(command)  # each checks everything before it moves a card
             return
-        before = copy.deepcopy(self.__dict__)  # a card named wrongly shows only on the way
+        before = copy.deepcopy(self.__dict__)  # a card named wrongly may show only on the way
         try:
             handler(command)
         except Illegal:
@@ -314,9 +335,7 @@ class Table:
         if self.phase == "plant":
             if c.seat != self.active or self.planted >= 2 or not seat.hand or self.hand_discarded:
                 raise Illegal("not a plant from the hand now")
-            bean = seat.hand[0].bean
-            if c.bean is not None and c.bean != bean:
-                raise Illegal("that is not the front card")
+            bean = self._named_card(seat.hand[0], c.bean)
             self._into(c.seat, c.field, bean)
             seat.hand.pop(0)
             self.planted += 1
@@ -339,7 +358,7 @@ class Table:
             raise Illegal("not time to reveal")
         if self.planted == 0 and self.seats[c.seat].hand:
             raise Illegal("the front card must be planted first (§5.1.2)")
-        self.revealed += self._cards(self.rules.reveals, c.cards)
+        self.revealed += self._cards(self.rules.reveals, c.cards, into_hand=False)
         if self.failed:
             self._end()
             return
@@ -372,8 +391,8 @@ class Table:
         if offer is None or offer.to != c.seat:
             raise Illegal("no such offer to this seat")
         self._given(c.seat, c.revealed, c.trade_area)
-        cards = self._hand_cards(c.seat, c.hand, c.hand_beans)
-        given = [card.bean for card in cards] + list(c.revealed) + list(c.trade_area)
+        cards = self._hand_cards(c.seat, c.hand, self._inferred(c, offer))
+        given = [str(card) for card in cards] + list(c.revealed) + list(c.trade_area)
         if Counter(given) != Counter(offer.wants):
             raise Illegal("not exactly the beans asked for")
         del self.offers[c.offer]
@@ -430,7 +449,10 @@ class Table:
     def _draw(self, c: cmd.Draw) -> None:  # §5.4, §10.5
         if self.phase != "draw" or c.seat != self.active:
             raise Illegal("not time to draw")
-        self.seats[self.active].hand += map(Card, self._cards(self.rules.draws, c.cards))
+        self.seats[self.active].hand += [
+            Card(None, int(card[1:])) if card.startswith(UNSEEN) else Card(card)
+            for card in self._cards(self.rules.draws, c.cards, into_hand=True)
+        ]
         if self.end_triggered:
             self._end()
             return
@@ -452,9 +474,10 @@ class Table:
             raise Illegal("not the duel's step 2")
         if self.hand_discarded or not self.planted:
             raise Illegal("one discard, after planting")
-        if not 0 <= c.position < len(hand) or c.bean not in (None, hand[c.position].bean):
+        if not 0 <= c.position < len(hand):
             raise Illegal("no such hand card")
-        self.discard.append(hand.pop(c.position).bean)
+        self._named_card(hand[c.position], c.bean)
+        self.discard.append(str(hand.pop(c.position)))
         self.hand_discarded = True
 
     def _offerrest(self, c: cmd.OfferRest) -> None:  # §11.2 step 3
@@ -482,13 +505,46 @@ class Table:
     def _hand_cards(
         self, seat: int, positions: tuple[int, ...], beans: tuple[str, ...] | None
     ) -> list[Card]:
+        """The hand cards at `positions`, named as `beans` say (a card nobody has seen must be
+        named, and is that bean from then on: §4.4)."""
         hand = self.seats[seat].hand
         if len(set(positions)) != len(positions) or not all(0 <= p < len(hand) for p in positions):
             raise Illegal("no such hand positions")
         cards = [hand[p] for p in positions]
-        if beans is not None and list(beans) != [card.bean for card in cards]:
-            raise Illegal("the hand cards are other beans")
+        if beans is not None and len(beans) != len(cards):
+            raise Illegal("one bean for each hand card")
+        for number, card in enumerate(cards):
+            self._named_card(card, None if beans is None else beans[number])
         return cards
+
+    def _named_card(self, card: Card, bean: str | None) -> str:
+        """The card's bean: `bean` checked against it, or naming it if nobody has seen it."""
+        if card.bean is not None:
+            if bean not in (None, card.bean):
+                raise Illegal("the card is another bean")
+            return card.bean
+        assert card.pile is not None
+        if bean is None or self.pools[card.pile][bean] <= 0:
+            raise Illegal("a card nobody has seen is named, as a bean its pile still hides")
+        self.pools[card.pile][bean] -= 1
+        card.bean, card.pile = bean, None
+        return bean
+
+    def _inferred(self, c: cmd.Accept, offer: OpenOffer) -> tuple[str, ...] | None:
+        """§6.6: the beans of an acceptance's unseen hand cards, when the wanted beans leave no
+        choice that matters (all one bean, or all from one pile); None if they must be named."""
+        hand = self.seats[c.seat].hand
+        if c.hand_beans is not None or not all(0 <= p < len(hand) for p in c.hand):
+            return c.hand_beans
+        unseen = [p for p in c.hand if hand[p].bean is None]
+        rest = Counter(offer.wants) - Counter(c.revealed) - Counter(c.trade_area)
+        rest -= Counter(hand[p].bean for p in c.hand if p not in unseen)
+        beans = list(rest.elements())
+        piles = {hand[p].pile for p in unseen}
+        if not unseen or len(beans) != len(unseen) or (len(set(beans)) > 1 and len(piles) > 1):
+            return None
+        named = dict(zip(unseen, beans, strict=True))
+        return tuple(named.get(p) or str(hand[p]) for p in c.hand)
 
     def _given(self, seat: int, revealed: tuple[str, ...], area: tuple[str, ...]) -> None:
         """§6.3, §6.4, §12.1 H1: the face-up and trade-area cards a seat gives."""
@@ -537,14 +593,20 @@ class Table:
         else:
             self.phase = "draw"
 
-    def _cards(self, owed: int, named: tuple[str, ...] | None) -> list[str]:
+    def _cards(self, owed: int, named: tuple[str, ...] | None, *, into_hand: bool) -> list[str]:
         """The cards a reveal or a draw takes: `owed`, or fewer if the game ends on the way; in a
-        tabletop game exactly those the recorder names, each one the pile holds (§4.4)."""
-        if (named is None) == self.tabletop:
+        tabletop game exactly those the recorder names, each one the pile holds (§4.4); with
+        unknown hands a draw into a hand names none (or UNSEEN for each card), and takes unseen
+        cards, each written UNSEEN and its pile's number."""
+        unseen = self.unknown_hands and into_hand
+        if unseen and named is not None and set(named) - {UNSEEN}:
+            raise Illegal("cards drawn into a hand go there unseen (§4.4)")
+        if not unseen and (named is None) == self.tabletop:
             raise Illegal("a tabletop game names the cards, a digital game does not")
         taken: list[str] = []
         while len(taken) < owed:
-            card = self._take(named[len(taken)] if named and len(taken) < len(named) else None)
+            name = named[len(taken)] if named and len(taken) < len(named) else None
+            card = self._take(None if unseen else name)
             if card is None:
                 break
             taken.append(card)
@@ -569,7 +631,15 @@ class Table:
             elif not self.draw_pile:  # a pile made of no discards runs out again as it is needed
                 self._exhausted()
             else:
-                if named is None:
+                if self.unknown_hands:
+                    pool = self.pools[-1]
+                    if named is not None and pool[named] <= 0:
+                        raise Illegal(f"the draw pile hides no {named} (§4.4)")
+                    if named is not None:
+                        pool[named] -= 1
+                    self.draw_pile.pop()
+                    card = f"{UNSEEN}{len(self.pools) - 1}" if named is None else named
+                elif named is None:
                     card = self.draw_pile.pop(0)
                 elif named in self.draw_pile:
                     card = named
@@ -597,6 +667,9 @@ class Table:
         order = next(self._reshuffles, []) if self.discard and not self.tabletop else self.discard
         if Counter(order) != Counter(self.discard):
             raise AssertionError("the reshuffled pile is not the discard pile")
+        if self.unknown_hands:  # its beans are known, not their order
+            self.pools.append(Counter(self.discard))
+            order = [UNSEEN] * len(self.discard)
         self.draw_pile, self.discard = list(order), []
 
     def _end(self) -> None:  # §10.6, §10.7

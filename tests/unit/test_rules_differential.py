@@ -9,6 +9,7 @@ engines' refusals are compared as well as their moves.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from typing import Any
@@ -28,12 +29,15 @@ from domain.rules import (
 from domain.rules import commands as cmd
 from domain.rules import events as ev
 from domain.rules.legal import chance_step
-from domain.rules.state import DIGITAL, TABLETOP, Phase
+from domain.rules.state import DIGITAL, TABLETOP, UNKNOWN_HANDS, Phase
 from tests import builders
 from tests.builders import NAMES, seen_at_the_table
 from tests.games import sweep
 from tests.independent_rules import Card, Illegal, Table
 from tests.marks import slow_beyond
+
+UNKNOWN = "unknown-hands"
+"""The mode of the test's tabletop games with unknown hands."""
 
 
 def _name(options: dict[str, Any]) -> str:
@@ -81,21 +85,44 @@ GAMES += [
     pytest.param("rio-grande", 2, options, DIGITAL, id=f"duel-{_name(options)}")
     for options in DUELS
 ]
-GAMES += [  # tabletop games with known hands: the recorder names every card dealt and drawn
-    pytest.param(
-        preset, players, options, TABLETOP, id=f"tabletop-{preset}-{players}p-{_name(options)}"
-    )
-    for preset, players, options in [
+TABLETOP_GAMES = {
+    # known hands: the recorder names every card dealt, revealed and drawn
+    TABLETOP: [
         ("rio-grande", 4, {}),
         ("rio-grande", 2, {}),
         ("rio-grande", 3, {"reshuffle": "on-next-draw"}),
         ("rio-grande", 7, {"end_trigger": "failed-draw"}),
         ("amigo", 5, {"empty_reshuffle": "end-game"}),
         ("amigo-1997", 4, {"allow_retrade": True}),
-    ]
+    ],
+    # unknown hands: the deal and draws go into hands unseen, cards are named as seen (§4.4)
+    UNKNOWN: [
+        ("rio-grande", 4, {}),
+        ("rio-grande", 2, {}),
+        ("amigo", 3, {"reshuffle": "on-next-draw"}),
+        ("rio-grande", 6, {"allow_retrade": True}),
+        ("amigo-1997", 5, {"implicit_harvest": True}),
+    ],
+}
+GAMES += [
+    pytest.param(
+        preset,
+        players,
+        options,
+        mode,
+        id=f"{'tabletop' if mode == TABLETOP else 'unknown'}-{preset}-{players}p-{_name(options)}",
+    )
+    for mode, games in TABLETOP_GAMES.items()
+    for preset, players, options in games
 ]
-FAST = ("rio-grande-4p", "duel-defaults", "tabletop-rio-grande-4p-defaults")
-"""The games of the fast subset: a 4-player game, a duel and a tabletop game (the rest are slow)."""
+FAST = (
+    "rio-grande-4p",
+    "duel-defaults",
+    "tabletop-rio-grande-4p-defaults",
+    "unknown-rio-grande-4p-defaults",
+)
+"""The games of the fast subset: a 4-player game, a duel and two tabletop games (with known and
+unknown hands); the rest are slow."""
 GAMES.sort(key=lambda game: game.id not in FAST)
 SEEDS = [seed + 1 for seed in sweep(3)]
 
@@ -110,12 +137,14 @@ def test_the_engine_and_an_independent_one_agree_on_every_command(
     rng = random.Random(f"differential/{preset}/{players}/{options}/{mode}/{seed}")
     ruleset = resolve_ruleset(preset, players, options)
     start_seat = seed % players
-    seeded = {"seed": seed} if mode == DIGITAL else {}
-    events = start_game(ruleset, NAMES[:players], start_seat=start_seat, mode=mode, **seeded)
+    how = {"seed": seed} if mode == DIGITAL else {"mode": TABLETOP}
+    if mode == UNKNOWN:
+        how["hands"] = UNKNOWN_HANDS
+    events = start_game(ruleset, NAMES[:players], start_seat=start_seat, **how)
     state = fold(events)
     started = events[0]
     assert isinstance(started, ev.GameStarted)
-    table = Table(preset, players, start_seat, started.deck, options)
+    table = Table(preset, players, start_seat, started.deck, options, unknown_hands=mode == UNKNOWN)
     assert_same(state, table, "at the start")
     play_both(rng, state, table)
 
@@ -207,6 +236,7 @@ def assert_same(state: GameState, table: Table, where: str) -> None:
         "out of the game": Counter(state.removed),
         "duel offer": Counter(state.duel_offer),
         "face up": Counter(state.revealed),
+        "unseen": [+Counter(pile) for pile in state.pools],
         "offers": {
             offer.id: (
                 offer.proposer,
@@ -240,6 +270,7 @@ def assert_same(state: GameState, table: Table, where: str) -> None:
         "out of the game": Counter(table.removed),
         "duel offer": Counter(table.duel_offer),
         "face up": Counter(table.revealed),
+        "unseen": [+pile for pile in table.pools],
         "offers": {
             number: (
                 offer.proposer,
@@ -252,7 +283,7 @@ def assert_same(state: GameState, table: Table, where: str) -> None:
         },
         "seats": [
             (
-                [card.bean for card in seat.hand],
+                [str(card) for card in seat.hand],
                 [tuple(field) for field in seat.fields],
                 Counter(seat.trade_area),
                 Counter(seat.coins),
@@ -293,7 +324,7 @@ def _legal_command(
         pile = iter(rng.sample(state.draw_pile, len(state.draw_pile)))
         return cmd.Deal(tuple(tuple(next(pile) for _ in range(n)) for n in chance.hands or ()))
     if chance is not None and (seat == chance.seat or every) and rng.random() < 0.5:
-        named = seen_at_the_table(rng, state, chance.count)
+        named = _seen(rng, state, chance.count)
         return (cmd.Reveal if chance.kind == "reveal" else cmd.Draw)(chance.seat or 0, named)
     offer = legal.offer
     if offer and offer.hand + offer.revealed and rng.random() < 0.3:
@@ -301,14 +332,32 @@ def _legal_command(
         revealed = tuple(rng.sample(offer.revealed, rng.randint(0, len(offer.revealed))))
         wants = tuple(rng.sample(offer.wants, rng.randint(0 if hand or revealed else 1, 2)))
         area = tuple(rng.sample(offer.trade_area, rng.randint(0, min(1, len(offer.trade_area)))))
-        return cmd.Offer(seat, rng.choice(offer.to), hand, revealed, area, wants)
+        beans = tuple(rng.choice(offer.hand_beans[p]) for p in hand) if offer.hand_beans else None
+        return cmd.Offer(seat, rng.choice(offer.to), hand, revealed, area, wants, beans)
     harvests = [c for c in legal.commands if isinstance(c, cmd.Harvest)]
     purchases = [c for c in legal.commands if isinstance(c, cmd.BuyField)]
-    others = [c for c in legal.commands if not isinstance(c, cmd.Harvest | cmd.BuyField)]
+    others = [  # a seat's notes of its own hand change nothing at the table (§4.4)
+        c for c in legal.commands if not isinstance(c, cmd.Harvest | cmd.BuyField | cmd.NoteHand)
+    ]
     for choices, chance in ((purchases, 0.5), (harvests, 0.1), (others, 1), (harvests, every)):
         if choices and rng.random() < chance:
-            return rng.choice(choices)
+            chosen = rng.choice(choices)
+            if isinstance(chosen, cmd.Accept) and chosen.hand_beans and rng.random() < 0.5:
+                # unnamed: accepted if the wanted beans leave no choice that matters (§6.6)
+                chosen = dataclasses.replace(chosen, hand_beans=None)
+            return chosen
     return None
+
+
+def _seen(rng: random.Random, state: GameState, count: int) -> tuple[str, ...]:
+    """Cards a recorder could see turned up: beans the pile still hides, then (if it runs out
+    before the last pass) the discard pile's, which the reshuffle makes the new pile."""
+    if not state.hands_unknown:
+        return seen_at_the_table(rng, state, count)
+    seen = rng.sample(state.unseen_beans(), min(count, len(state.draw_pile)))
+    if len(seen) < count and state.exhaustions + 1 < state.ruleset.end_on_exhaustion:
+        seen += rng.sample(state.discard_pile, min(count - len(seen), len(state.discard_pile)))
+    return tuple(seen)
 
 
 def _any_command(rng: random.Random, state: GameState, seat: int, table: Table) -> cmd.Command:
