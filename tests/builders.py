@@ -282,9 +282,10 @@ def _random_command(rng: random.Random, state: GameState, seat: int) -> Command 
 
 
 def seen_at_the_table(rng: random.Random, state: GameState, count: int) -> tuple[str, ...]:
-    """Cards a tabletop recorder could see coming off the pile: the pile's own, then (if the pile
-    runs out before the final pass) cards of the discard pile that is reshuffled into a new one."""
-    seen = rng.sample(state.draw_pile, min(count, len(state.draw_pile)))
+    """Cards a tabletop recorder could see coming off the pile: the pile's own (with unknown
+    hands, beans it still hides), then (if the pile runs out before the final pass) cards of the
+    discard pile that is reshuffled into a new one."""
+    seen = rng.sample(state.unseen_beans(), min(count, len(state.draw_pile)))
     if len(seen) < count and state.exhaustions + 1 < state.ruleset.end_on_exhaustion:
         seen += rng.sample(state.discard_pile, min(count - len(seen), len(state.discard_pile)))
     return tuple(seen)

@@ -324,7 +324,7 @@ def _legal_command(
         pile = iter(rng.sample(state.draw_pile, len(state.draw_pile)))
         return cmd.Deal(tuple(tuple(next(pile) for _ in range(n)) for n in chance.hands or ()))
     if chance is not None and (seat == chance.seat or every) and rng.random() < 0.5:
-        named = _seen(rng, state, chance.count)
+        named = seen_at_the_table(rng, state, chance.count)
         return (cmd.Reveal if chance.kind == "reveal" else cmd.Draw)(chance.seat or 0, named)
     offer = legal.offer
     if offer and offer.hand + offer.revealed and rng.random() < 0.3:
@@ -347,17 +347,6 @@ def _legal_command(
                 chosen = dataclasses.replace(chosen, hand_beans=None)
             return chosen
     return None
-
-
-def _seen(rng: random.Random, state: GameState, count: int) -> tuple[str, ...]:
-    """Cards a recorder could see turned up: beans the pile still hides, then (if it runs out
-    before the last pass) the discard pile's, which the reshuffle makes the new pile."""
-    if not state.hands_unknown:
-        return seen_at_the_table(rng, state, count)
-    seen = rng.sample(state.unseen_beans(), min(count, len(state.draw_pile)))
-    if len(seen) < count and state.exhaustions + 1 < state.ruleset.end_on_exhaustion:
-        seen += rng.sample(state.discard_pile, min(count - len(seen), len(state.discard_pile)))
-    return tuple(seen)
 
 
 def _any_command(rng: random.Random, state: GameState, seat: int, table: Table) -> cmd.Command:
