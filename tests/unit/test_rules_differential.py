@@ -181,6 +181,36 @@ def test_both_engines_agree_when_the_pile_runs_out_with_no_discards(position, op
     play_both(rng, state, table_at(state, options))
 
 
+DUEL_PHASES = {  # the active seat's step when its opponent tries to buy a third field
+    "step 2, planting": {"phase": Phase.PLANT},
+    "step 4, drawing": {"phase": Phase.DRAW},
+}
+DUEL_BUYING = [
+    {"duel_buy_timing": timing, "duel_coins_to": coins}
+    for timing in ("any-time", "own-turn")
+    for coins in ("out-of-game", "discard-pile")
+]
+
+
+@pytest.mark.parametrize("phase", DUEL_PHASES)
+@pytest.mark.parametrize("options", DUEL_BUYING, ids=_name)
+def test_both_engines_agree_on_third_fields_bought_in_the_duel(phase, options):
+    """A duel seat buying a third field on its opponent's turn, then on its own (§11.5: allowed
+    or not by `duel_buy_timing`; the seeded duels seldom have a seat afford one off its turn,
+    so they never told the timings apart); then played to the end."""
+    state = builders.table(
+        2,
+        options=options,
+        hands={0: "chili soy wax", 1: "green stink"},
+        fields={0: ["2 chili"], 1: ["3 green"]},
+        coins={1: 4},
+        draw_pile="...",
+        **DUEL_PHASES[phase],
+    )
+    rng = random.Random(f"duel-buying/{phase}/{options}")
+    play_both(rng, state, table_at(state, options), opening=(cmd.BuyField(1),))
+
+
 def table_at(state: GameState, options: dict[str, Any]) -> Table:
     """The other engine's table at a digital game's position (its zones copied from the state)."""
     players = len(state.players)
@@ -202,28 +232,38 @@ def table_at(state: GameState, options: dict[str, Any]) -> Table:
     return other
 
 
-def play_both(rng: random.Random, state: GameState, table: Table) -> None:
-    """Random commands (`_command`) played on both engines to the end of the game."""
+def play_both(
+    rng: random.Random, state: GameState, table: Table, opening: tuple[cmd.Command, ...] = ()
+) -> None:
+    """The `opening` commands, then random ones (`_command`), played on both engines to the end
+    of the game."""
     for step in range(20_000):
         if state.is_over:
             return
-        command = _command(rng, state, table)
-        try:
-            decided = decide(state, command)
-        except (RuleViolation, MalformedCommand) as refusal:
-            try:
-                table.play(command, [])
-            except Illegal:
-                continue
-            pytest.fail(f"step {step}: the engine refused {command} ({refusal}), the other did not")
-        reshuffles = [e.order for e in decided if isinstance(e, ev.DiscardsReshuffled) and e.order]
-        try:
-            table.play(command, reshuffles)
-        except Illegal as refusal:
-            pytest.fail(f"step {step}: the other refused {command} ({refusal}), the engine did not")
-        state = fold(decided, state)
-        assert_same(state, table, f"step {step}, after {command}")
+        command = opening[step] if step < len(opening) else _command(rng, state, table)
+        state = play_one(state, table, command, f"step {step}")
     raise AssertionError("the game did not end")
+
+
+def play_one(state: GameState, table: Table, command: cmd.Command, where: str) -> GameState:
+    """`command` played on both engines: both refuse it (the state returned unchanged), or both
+    take it and leave the same table."""
+    try:
+        decided = decide(state, command)
+    except (RuleViolation, MalformedCommand) as refusal:
+        try:
+            table.play(command, [])
+        except Illegal:
+            return state
+        pytest.fail(f"{where}: the engine refused {command} ({refusal}), the other did not")
+    reshuffles = [e.order for e in decided if isinstance(e, ev.DiscardsReshuffled) and e.order]
+    try:
+        table.play(command, reshuffles)
+    except Illegal as refusal:
+        pytest.fail(f"{where}: the other refused {command} ({refusal}), the engine did not")
+    state = fold(decided, state)
+    assert_same(state, table, f"{where}, after {command}")
+    return state
 
 
 def assert_same(state: GameState, table: Table, where: str) -> None:
