@@ -165,6 +165,8 @@ class Card:
     def __init__(self, bean: str | None, pile: int | None = None) -> None:
         self.bean = bean
         self.pile = pile
+        self.drawn_from = pile
+        """The draw pile an unseen card came from, kept once the card is named."""
 
     def __str__(self) -> str:
         """The card as the engine writes it: its bean, or "?" and its pile's number."""

@@ -4,6 +4,10 @@ refuses, the other accepts or refuses too, and every seat's view — in each com
 asked for afresh — is the other's table as that seat may see it (its own hand in order, the
 others' hand sizes only, everything public as it is).
 
+In tabletop games with unknown hands a hand card offered in a trade is named for the game, its
+proposer and the host at once, and for the other seats once its place in the hand is shown
+(docs/reference/modes.md): until then they count it among its pile's unseen cards (`_pile_seen`).
+
 The seats choose among the legal commands their views list, with random offers and random
 commands of every kind mixed in, as a client might send them. The test reads two things no seat
 may: the deck (it chooses it, as a creator may) and each reshuffled pile's order (from the store,
@@ -23,14 +27,16 @@ from flask.testing import FlaskClient
 
 from domain.rules import MalformedCommand, parse_command
 from domain.rules import events as ev
-from domain.rules.state import DIGITAL, TABLETOP
+from domain.rules.state import DIGITAL, TABLETOP, UNKNOWN_HANDS
 from tests.api.support import CreatedGame, bearer, create_game
 from tests.builders import NAMES
-from tests.independent_rules import COUNTS, Illegal, Table, setup
+from tests.independent_rules import COUNTS, Card, Illegal, Table, setup
 from tests.marks import slow_beyond
 
 HOST = -1
 """The host of a tabletop game, as a viewer: it sees every card the table has seen."""
+UNKNOWN = "unknown-hands"
+"""The mode of the test's tabletop games with unknown hands."""
 
 GAMES = [
     pytest.param("rio-grande", 4, {}, DIGITAL, id="rio-grande-4p"),
@@ -47,6 +53,9 @@ GAMES = [
     ),
     pytest.param("rio-grande", 4, {}, TABLETOP, id="tabletop-rio-grande-4p"),
     pytest.param("amigo", 3, {"reshuffle": "on-next-draw"}, TABLETOP, id="tabletop-amigo-3p"),
+    pytest.param("rio-grande", 4, {}, UNKNOWN, id="unknown-rio-grande-4p"),
+    pytest.param("amigo", 3, {"allow_retrade": True}, UNKNOWN, id="unknown-amigo-3p-retrade"),
+    pytest.param("rio-grande", 2, {}, UNKNOWN, id="unknown-duel"),
 ]
 
 
@@ -59,6 +68,11 @@ def test_every_seat_sees_over_the_api_what_an_independent_engine_says_it_may(
     if mode == TABLETOP:  # the host enters every card dealt, revealed and drawn
         game = create_game(client, seats=seats, ruleset=preset, options=options, mode=mode)
         table = Table(preset, players, 0, None, options)
+    elif mode == UNKNOWN:  # the deal and the draws go into hands unseen; cards named when shown
+        game = create_game(
+            client, seats=seats, ruleset=preset, options=options, mode=TABLETOP, hands=UNKNOWN_HANDS
+        )
+        table = Table(preset, players, 0, None, options, unknown_hands=True)
     else:  # the test chooses the deck, as a game's creator may
         rules = setup(preset, players, 0, options)
         deck = [bean for bean in rules.beans for _ in range(COUNTS[bean])]
@@ -66,7 +80,7 @@ def test_every_seat_sees_over_the_api_what_an_independent_engine_says_it_may(
         game = create_game(client, seats=seats, ruleset=preset, options=options, deck=deck)
         table = Table(preset, players, 0, deck, options)
     stored = Stored(web, game)
-    viewers = [*range(players), HOST] if mode == TABLETOP else list(range(players))
+    viewers = list(range(players)) if mode == DIGITAL else [*range(players), HOST]
     for step in range(20_000):
         if table.scores is not None:
             for viewer in viewers:
@@ -75,7 +89,10 @@ def test_every_seat_sees_over_the_api_what_an_independent_engine_says_it_may(
         viewer = rng.choice((table.active, table.active, *viewers))
         view = _view(client, game, viewer)
         assert_seen(view, table, viewer, f"step {step}: {_who(viewer)}'s view")
-        body = _chance(rng, view) if viewer == HOST else _command(rng, view, table, viewer)
+        names_cards = viewer == HOST or (
+            (view.get("legal") or {}).get("chance") and rng.random() < 0.5
+        )
+        body = _chance(rng, view) if names_cards else _command(rng, view, table, viewer)
         if body is None:
             continue
         headers = game.host() if viewer == HOST else game.seat(viewer)
@@ -86,7 +103,7 @@ def test_every_seat_sees_over_the_api_what_an_independent_engine_says_it_may(
         except MalformedCommand:
             assert answer.status_code == 422, f"{where}: {answer.status_code}"
             continue
-        if answer.status_code == 403:  # only the host names cards off the pile (RULES §4.4)
+        if answer.status_code == 403:  # with known hands only the host names pile cards (§4.4)
             assert mode == TABLETOP, f"{where}: {answer.get_json()}"
             assert body["type"] in ("reveal", "draw"), f"{where}: {answer.get_json()}"
             continue
@@ -139,7 +156,9 @@ def assert_seen(view: dict[str, Any], table: Table, viewer: int, where: str) -> 
     hand's size, fields, trade areas, coin counts (only its own under secret treasuries, until the
     end), the piles' sizes and the discard pile's top (all of it when browsable or over), the
     face-up cards and open offers (an offer's hand positions for its proposer only); the host of
-    a tabletop game every hand and what the draw pile holds."""
+    a tabletop game every hand and what the draw pile holds. With unknown hands, every card the
+    viewer has seen named (in any hand, a hand nobody has an unseen card of) and, for each draw
+    pile, the beans it still hides and how many of its cards are in the pile and in hands."""
     discard, over = table.discard, table.scores is not None
     everything = viewer == HOST
     coins_shown = table.rules.option("coin_counts_visible", True) or over or everything
@@ -180,13 +199,42 @@ def assert_seen(view: dict[str, Any], table: Table, viewer: int, where: str) -> 
         "result": None
         if view["result"] is None
         else (view["result"]["scores"], view["result"]["winners"]),
+        "unseen": None
+        if "unseen" not in view
+        else (
+            [s["hand_piles"] for s in view["seats"]],
+            [
+                (u["pile"], Counter(u["beans"]), u["in_draw_pile"], u["in_hands"])
+                for u in view["unseen"]
+            ],
+        ),
     }
     hands = [[card.bean for card in s.hand] for s in table.seats]
+    shown = [hand if number == viewer or everything else None for number, hand in enumerate(hands)]
+    unseen = None
+    if table.unknown_hands:
+        piles = [
+            [_pile_seen(card, number, viewer) for card in s.hand]
+            for number, s in enumerate(table.seats)
+        ]
+        shown = [
+            [
+                None if pile is not None else card.bean
+                for card, pile in zip(s.hand, row, strict=True)
+            ]
+            if number == viewer or not any(pile is not None for pile in row)
+            else None
+            for number, (s, row) in enumerate(zip(table.seats, piles, strict=True))
+        ]
+        unseen = (piles, _unseen(table, piles))
     browsable = table.rules.option("discard_pile_browsable", False) or over or everything
     expected = {
         "phase": table.phase,
         "active": table.active,
-        "draw pile": (len(table.draw_pile), Counter(table.draw_pile if everything else ())),
+        "draw pile": (
+            len(table.draw_pile),
+            Counter(table.draw_pile if everything and not table.unknown_hands else ()),
+        ),
         "discard pile": (
             len(discard),
             discard[-1] if discard else None,
@@ -208,7 +256,7 @@ def assert_seen(view: dict[str, Any], table: Table, viewer: int, where: str) -> 
         },
         "seats": [
             (
-                hands[number] if number == viewer or everything else None,
+                shown[number],
                 len(hands[number]),
                 [tuple(f) for f in s.fields],
                 Counter(s.trade_area),
@@ -218,11 +266,47 @@ def assert_seen(view: dict[str, Any], table: Table, viewer: int, where: str) -> 
             for number, s in enumerate(table.seats)
         ],
         "result": None if not over else (table.scores, table.winners),
+        "unseen": unseen,
     }
     differ = [key for key in seen if seen[key] != expected[key]]
     assert not differ, f"{where}: " + "; ".join(
         f"{key}: API {seen[key]} / other {expected[key]}" for key in differ
     )
+
+
+def _pile_seen(card: Card, holder: int, viewer: int) -> int | None:
+    """The draw pile of a hand card `viewer` has not seen named; None for one it has. A named card
+    still in a hand was named by an offer of its holder's (the one way these games name a card and
+    leave it there; they show no hands after the end): the holder and the host saw it named, the
+    other seats did not see which card it was."""
+    if card.pile is not None or viewer in (HOST, holder):
+        return card.pile
+    return card.drawn_from
+
+
+def _unseen(
+    table: Table, piles: list[list[int | None]]
+) -> list[tuple[int, Counter[str], int, int]]:
+    """Each draw pile's beans nobody has seen as a viewer counts them (`piles`: each hand card's
+    pile as the viewer sees it; the beans of the named cards among them count as unseen), the
+    cards left of it in the draw pile (the newest pile's) and in hands unseen."""
+    hidden = Counter(pile for row in piles for pile in row if pile is not None)
+    lagging = Counter(
+        (pile, card.bean)
+        for seat, row in zip(table.seats, piles, strict=True)
+        for card, pile in zip(seat.hand, row, strict=True)
+        if pile is not None and card.pile is None
+    )
+    newest = len(table.pools) - 1
+    return [
+        (
+            number,
+            +(beans + Counter({bean: n for (p, bean), n in lagging.items() if p == number})),
+            len(table.draw_pile) if number == newest else 0,
+            hidden[number],
+        )
+        for number, beans in enumerate(table.pools)
+    ]
 
 
 def _positions(table: Table, offer: Any, viewer: int) -> list[int]:
@@ -233,13 +317,18 @@ def _positions(table: Table, offer: Any, viewer: int) -> list[int]:
 
 
 def _chance(rng: random.Random, view: dict[str, Any]) -> dict[str, Any] | None:
-    """What the host of a tabletop game enters: the cards dealt, revealed or drawn (cards the
-    pile may hold, as the host's view shows them; then the discard pile's, which a reshuffle on
-    the way makes the new pile), or now and then cards picked at random."""
+    """What the host of a tabletop game enters, or with unknown hands a seat too: the cards dealt,
+    revealed or drawn (cards the pile may hold, as the host's view shows them, then the discard
+    pile's, which a reshuffle on the way makes the new pile; with unknown hands beans the newest
+    pile still hides, as the view counts them), or now and then cards picked at random."""
     chance = view["legal"]["chance"]
-    pile, discards = view["draw_pile"]["cards"], view["discard_pile"]["cards"]
     if chance is None:
         return None
+    if "unseen" in view:
+        newest = view["unseen"][-1]["beans"]
+        pile, discards = [bean for bean, n in newest.items() for _ in range(n)], []
+    else:
+        pile, discards = view["draw_pile"]["cards"], view["discard_pile"]["cards"]
     if rng.random() < 0.1:
         named = rng.sample(pile + discards, min(chance["count"], 2))
     else:
@@ -277,6 +366,7 @@ def _command(
         revealed = rng.sample(offer["revealed"], rng.randint(0, len(offer["revealed"])))
         area = rng.sample(offer["trade_area"], min(1, len(offer["trade_area"])))
         wants = rng.sample(offer["wants"], rng.randint(0 if hand or revealed else 1, 2))
+        named = offer["hand_beans"]  # unknown hands: each hand card's bean is named
         return {
             "type": "offer",
             "seat": seat,
@@ -285,7 +375,7 @@ def _command(
             "revealed": revealed,
             "trade_area": area,
             "wants": wants,
-        }
+        } | ({"hand_beans": [rng.choice(named[p]) for p in hand]} if named else {})
     commands = legal["commands"]
     chosen = [c for c in commands if c["type"] != "harvest"] or commands
     if chosen and (rng.random() < 0.9 or len(chosen) == len(commands)):
