@@ -291,17 +291,16 @@ def _unseen(
     pile as the viewer sees it; the beans of the named cards among them count as unseen), the
     cards left of it in the draw pile (the newest pile's) and in hands unseen."""
     hidden = Counter(pile for row in piles for pile in row if pile is not None)
-    lagging = Counter(
-        (pile, card.bean)
-        for seat, row in zip(table.seats, piles, strict=True)
-        for card, pile in zip(seat.hand, row, strict=True)
-        if pile is not None and card.pile is None
-    )
+    named = [Counter[str]() for _ in table.pools]  # the named cards the viewer counts unseen
+    for seat, row in zip(table.seats, piles, strict=True):
+        for card, pile in zip(seat.hand, row, strict=True):
+            if pile is not None and card.bean is not None:
+                named[pile][card.bean] += 1
     newest = len(table.pools) - 1
     return [
         (
             number,
-            +(beans + Counter({bean: n for (p, bean), n in lagging.items() if p == number})),
+            +(beans + named[number]),
             len(table.draw_pile) if number == newest else 0,
             hidden[number],
         )
