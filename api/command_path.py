@@ -138,8 +138,12 @@ class CommandPath:
         unchanged (`FastLoader`); None for any other body."""
         assert self.loader is not None
         try:
-            fields = json_text.loads(raw.decode())
-            body = None if unreadable(raw, fields) else self.loader(fields)
+            fields = json_text.loads_plain(raw)
+            if fields is json_text.UNCLEAR:  # read the careful way, as the app reads it
+                fields = json_text.loads(raw.decode())
+                if unreadable(raw, fields):
+                    return None
+            body = self.loader(fields)
         except Exception:  # the app reads it again and answers
             return None
         return body

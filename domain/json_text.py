@@ -13,6 +13,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
+
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -52,6 +54,42 @@ def loads(text: str | bytes) -> Any:
         return _DECODER.decode(text)
     except _Repeated:
         raise _duplicate_in(text) from None
+
+
+def loads_plain(raw: bytes) -> Any:
+    """The document in `raw` if it plainly means one thing, read quickly; UNCLEAR otherwise, for
+    `loads` (and the checks of whoever calls it) to decide.
+
+    orjson reads it: it refuses what JSON has not (NaN, an infinity, a lone surrogate, a byte
+    that is not UTF-8, a byte order mark) and keeps a repeated key's last value. So a document
+    is plain when orjson reads it and every ":" in its bytes separates one member that orjson
+    kept: a key named twice leaves fewer members than separators, and so does a ":" inside a
+    string, which sends a document that may be plain to `loads` too. An integer orjson cannot
+    hold as one (past 64 bits) is read as a float: a caller that takes only exact types defers
+    such a value, as it defers every float."""
+    try:
+        document = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return UNCLEAR
+    return document if _member_count(document) == raw.count(b":") else UNCLEAR
+
+
+UNCLEAR = object()
+"""What `loads_plain` answers for a document it leaves to `loads`."""
+
+
+def _member_count(document: Any) -> int:
+    """How many object members `document` holds, at every depth."""
+    count = 0
+    pending = [document]
+    while pending:
+        value = pending.pop()
+        if type(value) is dict:
+            count += len(value)
+            pending.extend(value.values())
+        elif type(value) is list:
+            pending.extend(value)
+    return count
 
 
 def _duplicate_in(text: str) -> DuplicateKey:

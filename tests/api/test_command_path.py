@@ -237,6 +237,13 @@ LEFT_TO_THE_FRAMEWORK: dict[str, Request] = {
     "no JSON": lambda t: t.send(0, b"plant"),
     "bytes that are not UTF-8": lambda t: t.send(0, b'{"type": "plant\xff"}'),
     "NaN": lambda t: t.send(0, b'{"type": "plant", "field": NaN}'),
+    "an infinity": lambda t: t.send(0, b'{"type": "plant", "field": Infinity}'),
+    "a lone surrogate": lambda t: t.send(0, b'{"type": "plant", "bean": "\\ud800"}'),
+    "a byte order mark": lambda t: t.send(0, b'\xef\xbb\xbf{"type": "plant", "field": 0}'),
+    "an integer past 64 bits": lambda t: t.send(
+        0, b'{"type": "plant", "field": 18446744073709551617}'
+    ),
+    "a colon inside a string": lambda t: t.send(0, b'{"type": "plant", "bean": "red:"}'),
     "a body of another type": lambda t: t.send(0, b"type=plant", content_type="text/plain"),
     "a chunked body": lambda t: t.send(0, ANA_PLANTS, headers={"Transfer-Encoding": "chunked"}),
     "a gzipped body": lambda t: t.send(0, ANA_PLANTS, headers={"Content-Encoding": "gzip"}),
@@ -258,6 +265,11 @@ ON_EITHER_PATH: dict[str, tuple[Request, int, str]] = {
         NARROW,
     ),
     "If-Match: *": (lambda t: t.send(0, ANA_PLANTS, headers={"If-Match": "*"}), 200, NARROW),
+    "JSON spaced out over lines": (
+        lambda t: t.send(0, b' {\n  "type" : "plant" ,\n  "field" : 0\n} '),
+        200,
+        NARROW,
+    ),
     "expected_version in the body": (
         lambda t: t.send(0, {**ANA_PLANTS, "expected_version": 2}),
         200,
