@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from domain.rules import events as ev
-from domain.rules.evolve import evolve, fold
+from domain.rules.evolve import Folding
 from domain.rules.legal import (
     Legal,
     OfferRange,
@@ -183,15 +183,18 @@ class ViewFold:
 
     def __init__(self, viewer: Viewer) -> None:
         self.viewer = viewer
-        self.state: GameState | None = None
         self.mode: str | None = None
+        self._folding = Folding()
+
+    @property
+    def state(self) -> GameState | None:
+        """The view after the facts applied so far (None before the first)."""
+        return self._folding.state
 
     def apply(self, fact: ev.Event) -> GameState:
-        if isinstance(fact, ev.GameStarted):
-            self.mode = fact.mode
-        assert self.mode is not None, "a game's facts start with GameStarted"
-        self.state = evolve(self.state, redact(fact, self.viewer, self.mode))
-        return self.state
+        state = self.apply_all((fact,))
+        assert state is not None
+        return state
 
     def apply_all(self, facts: Iterable[ev.Event]) -> GameState | None:
         facts = list(facts)
@@ -200,9 +203,8 @@ class ViewFold:
         if isinstance(facts[0], ev.GameStarted):
             self.mode = facts[0].mode
         assert self.mode is not None, "a game's facts start with GameStarted"
-        mode = self.mode
-        self.state = fold((redact(fact, self.viewer, mode) for fact in facts), self.state)
-        return self.state
+        viewer, mode = self.viewer, self.mode
+        return self._folding.fold(redact(fact, viewer, mode) for fact in facts)
 
 
 def view_of(facts: Iterable[ev.Event], viewer: Viewer) -> GameState:
@@ -356,10 +358,14 @@ def render_legal(legal: Legal) -> dict[str, Any]:
     is waiting for (`chance`: the command type, the seat, how many cards; for the deal, how many
     each seat is dealt)."""
     chance = legal.chance
+    own = None if legal.offer is None else _render_offer_range(legal.offer)
     return {
         "commands": [command.to_dict() for command in legal.commands],
-        "offer": None if legal.offer is None else _render_offer_range(legal.offer),
-        "offers": [_render_offer_range(offer) for offer in legal.offers],
+        "offer": own,
+        # A seat's only range is its own: rendered once, the same object in both places.
+        "offers": [
+            own if offer is legal.offer else _render_offer_range(offer) for offer in legal.offers
+        ],
         "chance": None
         if chance is None
         else {

@@ -5,7 +5,8 @@ last offered card resolved) happen here too, so the event log holds facts only, 
 
 Each fact is applied by one handler to a private mutable working copy of the table (a `_Draft`),
 which is frozen back into an immutable `GameState` afterwards. `evolve` does that per fact; `fold`
-thaws once, applies a whole sequence and freezes once. One set of handlers serves both, and no
+thaws once, applies a whole sequence and freezes once; `scan` and a `Folding` keep one draft
+going, freezing after each fact or each batch. One set of handlers serves them all, and no
 draft ever escapes this module. (Copying a 22-field immutable state for every fact made the fold
 several times slower; replays fold thousands of facts.)
 """
@@ -49,6 +50,39 @@ def fold(events: Iterable[ev.Event], state: GameState | None = None) -> GameStat
         apply[type(event)](draft, event)
     assert draft is not None, "fold of no events"
     return draft.freeze()
+
+
+class Folding:
+    """A fold that goes on: each `fold` applies the next facts and returns the table after them.
+    It keeps one draft for its whole life, as `scan` does, so that the zones and seats facts
+    touch stay thawed from one call to the next instead of being copied out of the last state
+    again: a viewer's view in the service is brought on a few facts at a time, on every
+    command (api/services.py). The draft holds about as much again as the state it thawed."""
+
+    __slots__ = ("_draft",)
+
+    def __init__(self) -> None:
+        self._draft: _Draft | None = None
+
+    @property
+    def state(self) -> GameState | None:
+        """The table after the facts folded so far (None before the first)."""
+        return None if self._draft is None else self._draft.base
+
+    def fold(self, events: Iterable[ev.Event]) -> GameState | None:
+        """The table after `events`, which follow those folded so far."""
+        draft = self._draft
+        apply = _APPLY
+        applied = False
+        for event in events:
+            if draft is None:
+                draft = self._draft = _Draft(_start(event))
+                continue
+            apply[type(event)](draft, event)
+            applied = True
+        if draft is None:
+            return None
+        return draft.freeze() if applied else draft.base
 
 
 def scan(events: Iterable[ev.Event], state: GameState | None = None) -> Iterator[GameState]:

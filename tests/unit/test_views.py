@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from domain.bots import simulate
+from domain.bots import simulate, simulate_under
 from domain.rules import events as ev
 from domain.rules.commands import Draw, Reveal
 from domain.rules.decide import decide, start_game
 from domain.rules.evolve import evolve, fold, scan
 from domain.rules.legal import ChanceStep, chance_step, legal_commands
-from domain.rules.rulesets import Ruleset
-from domain.rules.state import TABLETOP, UNKNOWN, GameState
+from domain.rules.rulesets import Ruleset, resolve_ruleset
+from domain.rules.state import TABLETOP, UNKNOWN, UNKNOWN_HANDS, GameState
 from domain.rules.transcript import commands_from_facts
 from projections.views import (
     AUDITOR_VIEWER,
@@ -253,3 +253,36 @@ def test_a_table_is_asked_for_exactly_the_cards_each_reveal_and_draw_takes(
         state = fold(new, state)
     assert asked > 0
     assert state.is_over
+
+
+def _unknown_hands_game(preset: str, players: int, seed: int) -> tuple[ev.Event, ...]:
+    ruleset = resolve_ruleset(preset, players)
+    return tuple(
+        simulate_under(ruleset, bot="random", seed=seed, mode=TABLETOP, hands=UNKNOWN_HANDS)
+    )
+
+
+BATCHED = {
+    "digital": digital_game,
+    "tabletop": tabletop_game,
+    "unknown hands": _unknown_hands_game,
+}
+BATCH_SIZES = (1, 3, 2, 7, 1, 12, 5)
+"""The facts a view is brought on by at a time, in turn (a command's answer brings a seat's
+view on by the facts stored since that seat last asked)."""
+
+
+@pytest.mark.parametrize("kind", list(BATCHED))
+def test_a_view_brought_on_batch_by_batch_is_the_view_folded_from_all_its_facts(kind):
+    facts = BATCHED[kind]("rio-grande", 4, 2)
+    for viewer in (Viewer.of_seat(1), PUBLIC_VIEWER, HOST_VIEWER):
+        kept, seen, turn = ViewFold(viewer), 0, 0
+        while seen < len(facts):
+            batch = facts[seen : seen + BATCH_SIZES[turn % len(BATCH_SIZES)]]
+            seen, turn = seen + len(batch), turn + 1
+
+            view = kept.apply_all(batch)
+
+            mode = facts[0].mode
+            assert view == fold(redact(fact, viewer, mode) for fact in facts[:seen]), (kind, seen)
+        assert kept.apply_all(()) is view
