@@ -67,6 +67,8 @@ LEFT_TO_THE_APP = frozenset(
 )
 """Headers whose requests the app answers: an auditor's secret, and bodies sent in a coding."""
 JSON = "application/json"
+GAME_IDS_KEPT = 4096
+"""Game ids `CommandPath` keeps parsed (all of them are forgotten at once past that)."""
 
 
 class CommandPath:
@@ -78,6 +80,9 @@ class CommandPath:
         self.framework = framework
         self.loader = FastLoader.of(schemas.CommandSchema())
         self.limit: int = app.config["MAX_CONTENT_LENGTH"]
+        self._game_ids: dict[str, UUID] = {}
+        """The game ids of the paths seen lately, one UUID each (made once per game, not per
+        command: a UUID is parsed, hashed and compared in Python code)."""
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         game_id = self._plain(environ)
@@ -131,7 +136,15 @@ class CommandPath:
         digits = length.isascii() and length.isdigit()  # "²" is a digit to isdigit(), not to int()
         if not digits or not 0 < int(length) <= self.limit or kind != JSON:
             return None
-        return UUID(matched.group(1))
+        return self._game_id(matched.group(1))
+
+    def _game_id(self, text: str) -> UUID:
+        game_id = self._game_ids.get(text)
+        if game_id is None:
+            if len(self._game_ids) >= GAME_IDS_KEPT:
+                self._game_ids.clear()
+            game_id = self._game_ids[text] = UUID(text)
+        return game_id
 
     def _loaded(self, raw: bytes) -> dict[str, Any] | None:
         """The body's fields as the route's schema loads them, for a body it would load

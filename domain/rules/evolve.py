@@ -413,15 +413,15 @@ def _trade_offered(d: _Draft, e: ev.TradeOffered) -> None:
     for position, bean in zip(sorted(e.hand), e.cards, strict=False):
         d.shown(seat, position, bean)
     d.offers.append(
-        Offer(
-            id=e.offer,
-            proposer=e.proposer,
-            to=e.to,
-            hand=tuple(e.hand),
-            revealed=tuple(e.revealed),
-            trade_area=tuple(e.trade_area),
-            gives=tuple(e.cards),
-            wants=tuple(e.wants),
+        Offer.build(  # id, proposer, to, hand, revealed, trade_area, gives, wants
+            e.offer,
+            e.proposer,
+            e.to,
+            tuple(e.hand),
+            tuple(e.revealed),
+            tuple(e.trade_area),
+            tuple(e.cards),
+            tuple(e.wants),
         )
     )
     d.next_offer = e.offer + 1

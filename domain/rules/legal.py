@@ -12,6 +12,7 @@ import itertools
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from . import commands as cmd
 from .decide import drawable
@@ -23,8 +24,10 @@ from .table import (
     possible_beans,
     protection_blocker,
 )
+from .values import replaceable
 
 
+@replaceable
 @dataclass(frozen=True, slots=True)
 class OfferRange:
     """The offers `seat` may make now: to these seats, any non-empty mix of these cards, for any
@@ -39,6 +42,11 @@ class OfferRange:
     hand_beans: tuple[tuple[str, ...], ...] = ()
     """A game with unknown hands: the beans each hand card may be (an offer names them)."""
 
+    if TYPE_CHECKING:
+
+        @staticmethod
+        def build(*values: Any) -> OfferRange: ...
+
 
 @dataclass(frozen=True, slots=True)
 class ChanceStep:
@@ -52,6 +60,7 @@ class ChanceStep:
     """The deal: how many cards each seat is dealt, by seat (they add up to `count`)."""
 
 
+@replaceable
 @dataclass(frozen=True, slots=True)
 class Legal:
     commands: tuple[cmd.Command, ...]
@@ -61,6 +70,11 @@ class Legal:
     offers: tuple[OfferRange, ...] = ()
     """Every offer range the caller may enter: a seat's own (as `offer`); for the host of a
     tabletop game, each seat's that may offer now."""
+
+    if TYPE_CHECKING:
+
+        @staticmethod
+        def build(*values: Any) -> Legal: ...
 
     def __iter__(self) -> Iterator[cmd.Command]:
         return iter(self.commands)
@@ -163,7 +177,7 @@ def legal_commands(state: GameState, seat: int) -> Legal:
             commands.append(cmd.Draw(seat))
         else:
             chance = chance_step(state)
-    return Legal(tuple(commands), offer, chance, () if offer is None else (offer,))
+    return Legal.build(tuple(commands), offer, chance, () if offer is None else (offer,))
 
 
 def _distinct(cards: tuple[str, ...]) -> list[str]:
@@ -202,16 +216,14 @@ def _offer_range(state: GameState, seat: int) -> OfferRange:
     active = seat == state.active
     others = tuple(other for other in range(len(state.players)) if other != seat)
     player = state.players[seat]
-    return OfferRange(
-        seat=seat,
-        to=others if active else (state.active,),
-        hand=tuple(range(len(player.hand))),
-        revealed=state.revealed if active else (),
-        trade_area=player.trade_area if state.ruleset.allow_retrade else (),
-        wants=state.ruleset.beans,
-        hand_beans=tuple(possible_beans(state, card) for card in player.hand)
-        if state.hands_unknown
-        else (),
+    return OfferRange.build(  # seat, to, hand, revealed, trade_area, wants, hand_beans
+        seat,
+        others if active else (state.active,),
+        tuple(range(len(player.hand))),
+        state.revealed if active else (),
+        player.trade_area if state.ruleset.allow_retrade else (),
+        state.ruleset.beans,
+        tuple(possible_beans(state, card) for card in player.hand) if state.hands_unknown else (),
     )
 
 

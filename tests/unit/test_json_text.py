@@ -21,6 +21,7 @@ PLAIN: dict[str, tuple[bytes, Any]] = {
     "not an object": (b"[1, 2.5, true, null]", None),
     "a lone number": (b"7", None),
     "an escaped colon": (b'{"a": "x\\u003ay"}', {"a": "x:y"}),
+    "a brace inside a string": (b'{"a": "{", "b": [{}]}', None),
 }
 
 

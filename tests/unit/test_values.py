@@ -7,7 +7,9 @@ import dataclasses
 import pytest
 
 from domain.bots import simulate
+from domain.rules.commands import Harvest
 from domain.rules.evolve import fold
+from domain.rules.legal import Legal, OfferRange
 from domain.rules.state import GameState, Offer, Player
 
 
@@ -20,12 +22,27 @@ def values(obj) -> list:
     return [getattr(obj, field.name) for field in dataclasses.fields(obj)]
 
 
+SAMPLES = {
+    Offer: Offer(1, 0, 1, (0,), (), (), ("blue",), ()),
+    OfferRange: OfferRange(0, (1, 2), (0, 1), (), (), ("blue",)),
+    Legal: Legal((Harvest(0, 1),), OfferRange(0, (1,), (0,), (), (), ("blue",))),
+}
+
+
 def test_build_makes_the_same_value_as_the_dataclass_constructor(state):
     built = GameState.build(*values(state))
 
     assert type(built) is GameState
     assert built == GameState(*values(state))
     assert repr(built) == repr(state)
+
+
+@pytest.mark.parametrize("cls", list(SAMPLES))
+def test_build_makes_the_same_value_as_the_constructor_of_the_other_fast_classes(cls):
+    built = cls.build(*values(SAMPLES[cls]))
+
+    assert type(built) is cls
+    assert built == SAMPLES[cls]
 
 
 def test_replace_changes_only_the_named_fields(state):
@@ -35,11 +52,9 @@ def test_replace_changes_only_the_named_fields(state):
     assert changed == dataclasses.replace(state, turn=99, planted=1)
 
 
-@pytest.mark.parametrize("cls", [GameState, Player, Offer])
+@pytest.mark.parametrize("cls", [GameState, Player, *SAMPLES])
 def test_what_build_makes_is_still_frozen(state, cls):
-    sample = {GameState: state, Player: state.players[0]}.get(cls) or Offer(
-        1, 0, 1, (0,), (), (), ("blue",), ()
-    )
+    sample = {GameState: state, Player: state.players[0]}.get(cls) or SAMPLES[cls]
     built = cls.build(*values(sample))
 
     with pytest.raises(dataclasses.FrozenInstanceError):
