@@ -64,15 +64,16 @@ def loads_plain(raw: bytes) -> Any:
     that is not UTF-8, a byte order mark) and keeps a repeated key's last value. So a document
     is plain when orjson reads it and every ":" in its bytes separates one member that orjson
     kept: a key named twice leaves fewer members than separators, and so does a ":" inside a
-    string, which sends a document that may be plain to `loads` too. (A "{" in a string only
-    sends a document the longer way to that count.) An integer orjson cannot
-    hold as one (past 64 bits) is read as a float: a caller that takes only exact types defers
-    such a value, as it defers every float."""
+    string, which sends a document that may be plain to `loads` too. (A document with one "{"
+    holds one object, whose members are counted at once; a "{" in a string only sends it the
+    longer way to that count.) An integer orjson cannot hold as one (past 64 bits) is read as
+    a float: a caller that takes only exact types defers such a value, as it defers every
+    float."""
     try:
         document = orjson.loads(raw)
     except orjson.JSONDecodeError:
         return UNCLEAR
-    if type(document) is dict and raw.count(b"{") == 1:  # one object, no other (a command)
+    if type(document) is dict and raw.count(b"{") == 1:  # one object and no other: a command
         members = len(document)
     else:
         members = _member_count(document)
