@@ -40,6 +40,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 from uuid import UUID
 
@@ -68,7 +69,7 @@ LEFT_TO_THE_APP = frozenset(
 """Headers whose requests the app answers: an auditor's secret, and bodies sent in a coding."""
 JSON = "application/json"
 GAME_IDS_KEPT = 4096
-"""Game ids `CommandPath` keeps parsed (all of them are forgotten at once past that)."""
+"""Game ids the narrow path keeps parsed (`_game_id`)."""
 
 
 class CommandPath:
@@ -80,9 +81,6 @@ class CommandPath:
         self.framework = framework
         self.loader = FastLoader.of(schemas.CommandSchema())
         self.limit: int = app.config["MAX_CONTENT_LENGTH"]
-        self._game_ids: dict[str, UUID] = {}
-        """The game ids of the paths seen lately, one UUID each (made once per game, not per
-        command: a UUID is parsed, hashed and compared in Python code)."""
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         game_id = self._plain(environ)
@@ -136,15 +134,7 @@ class CommandPath:
         digits = length.isascii() and length.isdigit()  # "²" is a digit to isdigit(), not to int()
         if not digits or not 0 < int(length) <= self.limit or kind != JSON:
             return None
-        return self._game_id(matched.group(1))
-
-    def _game_id(self, text: str) -> UUID:
-        game_id = self._game_ids.get(text)
-        if game_id is None:
-            if len(self._game_ids) >= GAME_IDS_KEPT:
-                self._game_ids.clear()
-            game_id = self._game_ids[text] = UUID(text)
-        return game_id
+        return _game_id(matched.group(1))
 
     def _loaded(self, raw: bytes) -> dict[str, Any] | None:
         """The body's fields as the route's schema loads them, for a body it would load
@@ -207,6 +197,14 @@ class CommandPath:
             except Exception as unhandled:
                 response = app.handle_exception(unhandled)
             return response(environ, start_response)
+
+
+@lru_cache(maxsize=GAME_IDS_KEPT)
+def _game_id(text: str) -> UUID:
+    """The game id in a command's path, parsed once per game rather than once per command: a
+    UUID is parsed, hashed and compared in Python code, and one object a game also spares the
+    comparisons in the caches keyed by it."""
+    return UUID(text)
 
 
 def _kept_under_the_key(error: Exception) -> bool:

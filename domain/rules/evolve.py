@@ -41,15 +41,21 @@ def evolve(state: GameState | None, event: ev.Event) -> GameState:
 
 def fold(events: Iterable[ev.Event], state: GameState | None = None) -> GameState:
     """Apply events in order, from `state` or from nothing."""
-    draft = None if state is None else _Draft(state)
+    draft = _applied(None if state is None else _Draft(state), events)
+    assert draft is not None, "fold of no events"
+    return draft.freeze()
+
+
+def _applied(draft: _Draft | None, events: Iterable[ev.Event]) -> _Draft | None:
+    """`draft` with `events` applied (made from the first, GameStarted, if None); None if there
+    was neither."""
     apply = _APPLY
     for event in events:
         if draft is None:
             draft = _Draft(_start(event))
             continue
         apply[type(event)](draft, event)
-    assert draft is not None, "fold of no events"
-    return draft.freeze()
+    return draft
 
 
 class Folding:
@@ -57,7 +63,8 @@ class Folding:
     It keeps one draft for its whole life, as `scan` does, so that the zones and seats facts
     touch stay thawed from one call to the next instead of being copied out of the last state
     again: a viewer's view in the service is brought on a few facts at a time, on every
-    command (api/services.py). The draft holds about as much again as the state it thawed."""
+    command (api/services.py). The draft costs about 4.5 KB beside the state (a 4-player
+    game's view, 6–11 KB from its start to its end; measured with tracemalloc)."""
 
     __slots__ = ("_draft",)
 
@@ -71,18 +78,8 @@ class Folding:
 
     def fold(self, events: Iterable[ev.Event]) -> GameState | None:
         """The table after `events`, which follow those folded so far."""
-        draft = self._draft
-        apply = _APPLY
-        applied = False
-        for event in events:
-            if draft is None:
-                draft = self._draft = _Draft(_start(event))
-                continue
-            apply[type(event)](draft, event)
-            applied = True
-        if draft is None:
-            return None
-        return draft.freeze() if applied else draft.base
+        draft = self._draft = _applied(self._draft, events)
+        return None if draft is None else draft.freeze()
 
 
 def scan(events: Iterable[ev.Event], state: GameState | None = None) -> Iterator[GameState]:
