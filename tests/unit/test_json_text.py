@@ -76,6 +76,24 @@ _DOCUMENTS = st.recursive(
 )
 
 
+_NO_COLON = st.text(alphabet=st.characters(blacklist_characters=":"), max_size=6)
+_DOCUMENTS_WITHOUT_COLONS = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | _NO_COLON,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_NO_COLON, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_DOCUMENTS_WITHOUT_COLONS, st.booleans())
+def test_a_document_with_no_colon_in_its_strings_is_read_quickly(
+    document: Any, ascii_only: bool
+) -> None:
+    raw = json.dumps(document, ensure_ascii=ascii_only).encode()
+
+    assert loads_plain(raw) == document
+
+
 def _with_a_key_repeated(document: dict[str, Any]) -> bytes:
     """The object's text with its first member written once more in front."""
     key, value = next(iter(document.items()))
