@@ -26,6 +26,8 @@ class Command:
     so that the commands of every older game read as they always did."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The command's JSON form. (Each command type has its own, written out from its fields:
+        `_compiled_to_dict`.)"""
         data: dict[str, Any] = {"type": self.type}
         omitted = self.omitted_when_none
         for name in _field_names(type(self)):  # type: ignore[arg-type]  # hashable (python/mypy#20409)
@@ -278,6 +280,41 @@ COMMAND_TYPES: dict[str, type[Command]] = {
 }
 
 
+SCALARS = frozenset(("int", "str", "str | None"))
+"""Field types whose values go into the JSON form as they are."""
+
+
+def _compiled_to_dict(cls: type[Command]) -> Callable[[Command], dict[str, Any]]:
+    """`cls.to_dict` written out from its fields, as the generic `Command.to_dict` makes it:
+    tuples as lists (and tuples in them), the fields of `omitted_when_none` left out when None,
+    in field order. Every legal command of every view a seat is sent goes through it; the
+    generic loop over the fields took several times as long."""
+    lines = ["def to_dict(self):", f"    data = {{'type': {cls.type!r}}}"]
+    for field in fields(cls):
+        name = field.name
+        value = "v"
+        if field.type == "tuple[tuple[str, ...], ...]":
+            value = "([list(i) if i.__class__ is tuple else i for i in v] if v.__class__ is tuple else v)"
+        elif field.type not in SCALARS:
+            value = "(list(v) if v.__class__ is tuple else v)"
+        lines.append(f"    v = self.{name}")
+        if name in cls.omitted_when_none:
+            lines.append(f"    if v is not None: data[{name!r}] = {value}")
+        else:
+            lines.append(f"    data[{name!r}] = {value}")
+    lines.append("    return data")
+    namespace: dict[str, Any] = {}
+    exec("\n".join(lines), namespace)  # source from the command classes' field names only
+    to_dict: Callable[[Command], dict[str, Any]] = namespace["to_dict"]
+    to_dict.__doc__ = Command.to_dict.__doc__
+    return to_dict
+
+
+for _cls in COMMAND_TYPES.values():
+    if "to_dict" not in vars(_cls):  # Correct writes its own
+        setattr(_cls, "to_dict", _compiled_to_dict(_cls))  # noqa: B010  # a method per class
+
+
 def _int(name: str, value: Any) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise MalformedCommand(f"{name} must be a whole number, not {value!r}")
@@ -372,19 +409,48 @@ _PARSERS = {
 }
 
 
-_Parsing = tuple[frozenset[str], tuple[tuple[str, Callable[[str, Any], Any], bool, bool], ...]]
-
-
 @cache
-def _parsing(cls: type[Command]) -> _Parsing:
-    """How `parse_command` reads a command class (asked for every command parsed): the keys its
-    JSON form may hold, and for each field in order its name, parser, whether it is required
-    and whether it may be null."""
-    spec = tuple(
-        (field.name, _PARSERS[field.name], field.default is MISSING, field.default is None)
-        for field in fields(cls)
-    )
-    return frozenset({"type", *(name for name, *_ in spec)}), spec
+def _parser(cls: type[Command]) -> Callable[[dict[str, Any]], Command]:
+    """How `parse_command` reads a command class, written out from its fields (every command a
+    seat sends is read by it; a loop over a table of the fields took twice as long): the keys
+    its JSON form may hold; then each field in order, its absence refused if it is required,
+    null kept if it may be null, otherwise read by its parser (`_PARSERS`)."""
+    names = [field.name for field in fields(cls)]
+    namespace: dict[str, Any] = {
+        "Malformed": MalformedCommand,
+        "cls": cls,
+        "known": frozenset({"type", *names}),
+        "fields_text": ", ".join(names),
+    }
+    lines = [
+        "def parse(data):",
+        "    if not data.keys() <= known:",
+        "        unknown = sorted(data.keys() - known)",
+        f"        raise Malformed(f'{cls.type} has no field {{unknown[0]!r}}; fields: {{fields_text}}')",
+    ]
+    for number, field in enumerate(fields(cls)):
+        name, value = field.name, f"v{number}"
+        namespace[f"parse_{name}"] = _PARSERS[name]
+        namespace[f"default_{name}"] = field.default
+        read = f"parse_{name}({name!r}, {value})"
+        if field.default is None:
+            read = f"None if {value} is None else {read}"
+        missing = (
+            f'raise Malformed("{cls.type} needs {name!r}")'
+            if field.default is MISSING
+            else f"{value} = default_{name}"
+        )
+        lines += [
+            f"    if {name!r} in data:",
+            f"        {value} = data[{name!r}]",
+            f"        {value} = {read}",
+            "    else:",
+            f"        {missing}",
+        ]
+    lines.append(f"    return cls({', '.join(f'v{number}' for number in range(len(names)))})")
+    exec("\n".join(lines), namespace)  # source from the command classes' field names only
+    parse: Callable[[dict[str, Any]], Command] = namespace["parse"]
+    return parse
 
 
 def parse_command(data: Any) -> Command:
@@ -397,17 +463,4 @@ def parse_command(data: Any) -> Command:
         raise MalformedCommand(
             f"unknown command type {kind!r}; types are {', '.join(COMMAND_TYPES)}"
         )
-    known, spec = _parsing(cls)  # type: ignore[arg-type]  # hashable (python/mypy#20409)
-    if not data.keys() <= known:
-        unknown = sorted(data.keys() - known)
-        names = ", ".join(name for name, *_ in spec)
-        raise MalformedCommand(f"{kind} has no field {unknown[0]!r}; fields: {names}")
-    values: dict[str, Any] = {}
-    for name, parse, required, optional in spec:
-        if name not in data:
-            if required:
-                raise MalformedCommand(f"{kind} needs {name!r}")
-            continue
-        value = data[name]
-        values[name] = None if value is None and optional else parse(name, value)
-    return cls(**values)
+    return _parser(cls)(data)  # type: ignore[arg-type]  # hashable (python/mypy#20409)

@@ -1,9 +1,12 @@
 """Commands: malformed (makes no sense in any game) versus illegal (RULES forbid it now), the JSON
 form `parse_command` reads, and `legal_commands` agreeing with `decide` on what is allowed."""
 
+import dataclasses
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from domain.rules import (
     BohnanzaError,
@@ -15,6 +18,8 @@ from domain.rules import (
     parse_command,
 )
 from domain.rules.commands import (
+    _PARSERS,
+    COMMAND_TYPES,
     Accept,
     BuyField,
     Deal,
@@ -102,6 +107,59 @@ MALFORMED = [
         id="wants not a list",
     ),
 ]
+
+
+def read_field_by_field(data: dict):
+    """The reading `parse_command` writes out per command type, as a plain loop over the fields
+    (how it was written before): the reference it must agree with."""
+    kind = data["type"]
+    cls = COMMAND_TYPES[kind]
+    names = [field.name for field in dataclasses.fields(cls)]
+    unknown = sorted(data.keys() - {"type", *names})
+    if unknown:
+        raise MalformedCommand(f"{kind} has no field {unknown[0]!r}; fields: {', '.join(names)}")
+    values = {}
+    for field in dataclasses.fields(cls):
+        if field.name not in data:
+            if field.default is dataclasses.MISSING:
+                raise MalformedCommand(f"{kind} needs {field.name!r}")
+            continue
+        value = data[field.name]
+        optional = field.default is None
+        values[field.name] = (
+            None if value is None and optional else _PARSERS[field.name](field.name, value)
+        )
+    return cls(**values)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 5) | st.sampled_from(["blue", "Red", "?", "lima"]),
+    lambda inner: st.lists(inner, max_size=3),
+    max_leaves=6,
+)
+FIELD_NAMES = sorted({*_PARSERS, "coins"} - {"changes"})
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    kind=st.sampled_from(sorted(set(COMMAND_TYPES) - {"correct"})),
+    body=st.dictionaries(st.sampled_from(FIELD_NAMES), JSON_VALUES, max_size=5),
+)
+def test_reading_a_command_agrees_with_reading_it_field_by_field(kind, body):
+    data = {"type": kind, **body}
+    try:
+        expected = read_field_by_field(data)
+    except MalformedCommand as refusal:
+        expected = refusal
+    try:
+        read = parse_command(data)
+    except MalformedCommand as refusal:
+        read = refusal
+    if isinstance(expected, MalformedCommand):
+        assert isinstance(read, MalformedCommand)
+        assert str(read) == str(expected)
+    else:
+        assert read == expected
 
 
 @pytest.mark.parametrize(("data", "complaint"), MALFORMED)
