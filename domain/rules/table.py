@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from .beans import coins_for, coins_text, label
 from .rulesets import OWN_TURN
-from .state import GameState, Phase, Player, pile_of
+from .state import Field, GameState, Phase, Player, pile_of
 
 
 def field_name(index: int) -> str:
@@ -27,24 +27,29 @@ def protection_blocker(state: GameState, seat: int, index: int) -> str | None:
     another field holds two or more (`amigo`, the default); under `rg-literal` only when every field
     holds exactly one card.
     """
-    player = state.players[seat]
-    fields = player.fields
-    if fields[index].count != 1:
-        return None
-    wording = state.ruleset.bean_protection
-    if wording == "none":
+    fields = state.players[seat].fields
+    if fields[index].count != 1 or not singles_protected(state.ruleset.bean_protection, fields):
         return None
     for other, field in enumerate(fields):
         if other != index and field.count >= 2:
             return f"while {field_name(other)} holds {field.text()}"
-    if wording == "rg-literal":
-        for other, field in enumerate(fields):
-            if other != index and field.count == 0:
-                return (
-                    f"while {field_name(other)} is empty (rg-literal wording: a single card only "
-                    "when every field holds exactly one)"
-                )
-    return None
+    for other, field in enumerate(fields):
+        if other != index and field.count == 0:
+            return (
+                f"while {field_name(other)} is empty (rg-literal wording: a single card only "
+                "when every field holds exactly one)"
+            )
+    raise AssertionError("a protected single card has a field that protects it")
+
+
+def singles_protected(wording: str, fields: tuple[Field, ...]) -> bool:
+    """Whether bean protection (RULES §8.3), in this wording, forbids harvesting a field of a
+    single card among these fields: while another holds two or more, or under `rg-literal`,
+    also while another is empty. (The field of the single card is neither, so "another" is any.)"""
+    if wording == "none":
+        return False
+    counts = [field.count for field in fields]
+    return max(counts) >= 2 or (wording == "rg-literal" and 0 in counts)
 
 
 def harvest_coins(state: GameState, seat: int, index: int) -> int:
@@ -67,11 +72,8 @@ def harvestable_fields(state: GameState, seat: int) -> list[int]:
     if not may_harvest_now(state, seat):
         return []
     fields = state.players[seat].fields
-    return [
-        i
-        for i, field in enumerate(fields)
-        if field.count and protection_blocker(state, seat, i) is None
-    ]
+    singles = not singles_protected(state.ruleset.bean_protection, fields)
+    return [i for i, field in enumerate(fields) if field.count >= 2 or (field.count and singles)]
 
 
 def plant_targets(state: GameState, seat: int, bean: str) -> list[int]:

@@ -14,6 +14,7 @@ from domain.rules.commands import Accept, Draw, EndTrading, Harvest, Offer, Plan
 from domain.rules.decide import start_game
 from domain.rules.rulesets import OPTIONS, PRESETS, Ruleset, preset_differences
 from domain.rules.state import Field, GameState, Phase
+from domain.rules.table import harvestable_fields, protection_blocker
 from tests.builders import kinds, run, table
 from tests.games import CONFIGS, OPTION_VALUES
 
@@ -335,6 +336,34 @@ def test_the_bean_protection_wording_decides_which_single_cards_may_be_harvested
         assert kinds(run(state, Harvest(0, 0))[1]) == ["FieldHarvested"]
     else:
         assert "RULES §8.3" in rejection(state, Harvest(0, 0))
+
+
+FIELD_CONTENTS = ["", "chili", "2 blue", "3 wax"]
+
+
+@pytest.mark.parametrize("wording", ["amigo", "rg-literal", "none"])
+@pytest.mark.parametrize("first", FIELD_CONTENTS)
+@pytest.mark.parametrize("second", FIELD_CONTENTS)
+def test_the_fields_shown_as_harvestable_are_those_the_rules_let_a_seat_harvest(
+    wording, first, second
+):
+    state = table(options={"bean_protection": wording}, fields={0: [first, second]})
+
+    harvestable = harvestable_fields(state, 0)
+
+    fields = state.players[0].fields
+    for index, field in enumerate(fields):
+        other = fields[1 - index].count
+        allowed = field.count >= 2 or (
+            field.count == 1
+            and {"amigo": other < 2, "rg-literal": other == 1, "none": True}[wording]
+        )
+        assert (index in harvestable) is allowed, (index, field)
+        assert (protection_blocker(state, 0, index) is None) is (allowed or not field.count)
+        if allowed:
+            assert kinds(run(state, Harvest(0, index))[1]) == ["FieldHarvested"]
+        elif field.count:
+            assert "RULES §8.3" in rejection(state, Harvest(0, index)), (index, field)
 
 
 # --- tie-break order ----------------------------------------------------------------------------
