@@ -771,8 +771,7 @@ def _command_answer(
         "events": [feed_item(fact.version, fact.fact, viewer, started) for fact in recorded],
     }
     if not minimal:
-        at = service.views.view_at(game_id, viewer, version)
-        answer["view"] = _view_document(at, viewer, version)
+        answer["view"] = service.views.document_at(game_id, viewer, version)
     return answer
 
 

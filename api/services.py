@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
+from typing import Any
 from uuid import UUID
 
 from domain.application import Bohnanza, RecordedFact
@@ -23,7 +24,7 @@ from domain.rules.errata import Corrected, corrected, effective
 from domain.rules.state import GameState
 from projections.engine import projection_engine
 from projections.runner import CatchUpInBackground, Projector
-from projections.views import Viewer, ViewFold
+from projections.views import Viewer, ViewFold, render
 from replays.steps import Replay
 
 from . import tables
@@ -172,32 +173,42 @@ class GameViews:
         assert view is not None  # the kept fold is never past the facts held
         return view, version
 
-    def view_at(self, game_id: UUID, viewer: Viewer, version: int) -> GameState:
-        """The viewer's view at `version` exactly (a command's answer shows the game as that
-        command left it, even when another command was stored right after it)."""
+    def document_at(self, game_id: UUID, viewer: Viewer, version: int) -> dict[str, Any]:
+        """The viewer's view at `version` exactly, rendered, with its version (a command's answer
+        shows the game as that command left it, even when another command was stored right
+        after it). From the viewer's kept fold, the seats no fact touched since its last
+        rendering keep their documents (`render`'s `kept`)."""
         entry = self._entry(game_id)
         with locked(entry.lock):
             if len(entry.facts) < version:
                 self._refresh(game_id, entry)
+            fold = None
             if version == len(entry.facts):
-                view = self._folded_to(entry, viewer, len(entry.corrected))
-                if view is not None:
-                    return view
-            facts = entry.corrected_at(version)
-        view = ViewFold(viewer).apply_all(facts)
+                fold = self._fold_to(entry, viewer, len(entry.corrected))
+            if fold is None:
+                fold = ViewFold(viewer)
+                fold.apply_all(entry.corrected_at(version))
+            view = fold.state  # the kept fold may move on once the lock is let go
         assert view is not None, "a game's facts start with GameStarted"
-        return view
+        document = render(view, viewer, fold.seat_documents)
+        document["version"] = version
+        return document
 
-    @staticmethod
-    def _folded_to(entry: _Game, viewer: Viewer, count: int) -> GameState | None:
+    @classmethod
+    def _folded_to(cls, entry: _Game, viewer: Viewer, count: int) -> GameState | None:
         """The viewer's kept fold of the corrected facts brought on to `count` of them; None if
         it is past them already."""
+        fold = cls._fold_to(entry, viewer, count)
+        return None if fold is None else fold.state
+
+    @staticmethod
+    def _fold_to(entry: _Game, viewer: Viewer, count: int) -> ViewFold | None:
         seen, fold = entry.views.get(viewer) or (0, ViewFold(viewer))
         if seen > count:
             return None
         fold.apply_all(entry.corrected[seen:count])
         entry.views[viewer] = (count, fold)
-        return fold.state
+        return fold
 
     def record(self, game_id: UUID, recorded: list[RecordedFact]) -> None:
         """Add the facts a command just stored (`Outcome.recorded`), sparing a trip to the

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -41,6 +41,7 @@ from domain.rules.state import (
     UNKNOWN,
     GameState,
     Offer,
+    Player,
     Result,
     is_hidden,
     note_of,
@@ -51,6 +52,10 @@ SEAT = "seat"
 PUBLIC = "public"
 HOST = "host"
 AUDITOR = "auditor"
+
+SeatDocuments = dict[int, tuple[Player, bool, dict[str, Any]]]
+"""Each seat's document as last rendered for one viewer of one game, with the `Player` it was
+rendered from and whether it showed the coins."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,42 +121,76 @@ def _unknown(cards: Iterable[Any]) -> list[str]:
 
 def redact(fact: ev.Event, viewer: Viewer, mode: str) -> ev.Event:
     """`fact` as `viewer` saw it when it happened, in a game of this mode."""
-    if not type(fact).secret:
-        return fact
-    if isinstance(fact, ev.HandNoted):  # a seat's own note, for its own eyes only
-        if viewer.seat == fact.seat:
-            return ev.HandKnown(fact.seat, list(fact.cards))
-        return ev.HandNoted(fact.seat, _unknown(fact.cards))
-    if isinstance(fact, ev.EntriesCorrected):
-        return _correction_seen(fact, viewer)
+    redaction = _REDACTIONS.get(type(fact))
+    return fact if redaction is None else redaction(fact, viewer, mode)
+
+
+def _hand_noted(fact: ev.HandNoted, viewer: Viewer, mode: str) -> ev.Event:
+    """A seat's own note, for its own eyes only."""
+    if viewer.seat == fact.seat:
+        return ev.HandKnown(fact.seat, list(fact.cards))
+    return ev.HandNoted(fact.seat, _unknown(fact.cards))
+
+
+def _game_started(fact: ev.GameStarted, viewer: Viewer, mode: str) -> ev.Event:
     if sees_everything(viewer, mode):
         return fact
-    match fact:
-        case ev.GameStarted():
-            size = Ruleset.from_dict(fact.ruleset).deck_size
-            return dataclasses.replace(fact, seed=None, deck=[UNKNOWN] * size)
-        case ev.CardsDealt():
-            hands = [
-                list(hand) if viewer.seat == seat else _unknown(hand)
-                for seat, hand in enumerate(fact.hands)
-            ]
-            return ev.CardsDealt(hands)
-        case ev.CardDrawn() if viewer.seat != fact.seat:
-            return ev.CardDrawn(fact.seat, UNKNOWN)
-        case ev.TradeOffered() if viewer.seat != fact.proposer:  # the offer without its hand
-            return ev.TradeOffered(
-                offer=fact.offer,
-                proposer=fact.proposer,
-                to=fact.to,
-                hand=[],
-                revealed=fact.revealed,
-                trade_area=fact.trade_area,
-                cards=fact.cards,
-                wants=fact.wants,
-            )
-        case ev.DiscardsReshuffled():
-            return ev.DiscardsReshuffled([UNKNOWN] * fact.size, fact.size)
-    return fact
+    size = Ruleset.from_dict(fact.ruleset).deck_size
+    return dataclasses.replace(fact, seed=None, deck=[UNKNOWN] * size)
+
+
+def _cards_dealt(fact: ev.CardsDealt, viewer: Viewer, mode: str) -> ev.Event:
+    if sees_everything(viewer, mode):
+        return fact
+    hands = [
+        list(hand) if viewer.seat == seat else _unknown(hand)
+        for seat, hand in enumerate(fact.hands)
+    ]
+    return ev.CardsDealt(hands)
+
+
+def _card_drawn(fact: ev.CardDrawn, viewer: Viewer, mode: str) -> ev.Event:
+    if viewer.seat == fact.seat or sees_everything(viewer, mode):
+        return fact
+    return ev.CardDrawn(fact.seat, UNKNOWN)
+
+
+def _trade_offered(fact: ev.TradeOffered, viewer: Viewer, mode: str) -> ev.Event:
+    """The offer without its hand positions, for all but its proposer."""
+    if viewer.seat == fact.proposer or sees_everything(viewer, mode):
+        return fact
+    return ev.TradeOffered(
+        offer=fact.offer,
+        proposer=fact.proposer,
+        to=fact.to,
+        hand=[],
+        revealed=fact.revealed,
+        trade_area=fact.trade_area,
+        cards=fact.cards,
+        wants=fact.wants,
+    )
+
+
+def _discards_reshuffled(fact: ev.DiscardsReshuffled, viewer: Viewer, mode: str) -> ev.Event:
+    if sees_everything(viewer, mode):
+        return fact
+    return ev.DiscardsReshuffled([UNKNOWN] * fact.size, fact.size)
+
+
+def _entries_corrected(fact: ev.EntriesCorrected, viewer: Viewer, mode: str) -> ev.Event:
+    return _correction_seen(fact, viewer)
+
+
+_REDACTIONS: dict[type[ev.Event], Callable[[Any, Viewer, str], ev.Event]] = {
+    ev.HandNoted: _hand_noted,
+    ev.EntriesCorrected: _entries_corrected,
+    ev.GameStarted: _game_started,
+    ev.CardsDealt: _cards_dealt,
+    ev.CardDrawn: _card_drawn,
+    ev.TradeOffered: _trade_offered,
+    ev.DiscardsReshuffled: _discards_reshuffled,
+}
+"""How each event type with secret fields is redacted (`redact`); the others are public."""
 
 
 def _correction_seen(fact: ev.EntriesCorrected, viewer: Viewer) -> ev.EntriesCorrected:
@@ -185,6 +224,8 @@ class ViewFold:
         self.viewer = viewer
         self.mode: str | None = None
         self._folding = Folding()
+        self.seat_documents: SeatDocuments = {}
+        """The seat documents last rendered from this fold's views (`render`'s `kept`)."""
 
     @property
     def state(self) -> GameState | None:
@@ -279,8 +320,11 @@ def _render_unseen(view: GameState) -> list[dict[str, Any]]:
     ]
 
 
-def render(view: GameState, viewer: Viewer) -> dict[str, Any]:
-    """The JSON a viewer gets for a view folded from its redacted facts."""
+def render(view: GameState, viewer: Viewer, kept: SeatDocuments | None = None) -> dict[str, Any]:
+    """The JSON a viewer gets for a view folded from its redacted facts. `kept`: the seat
+    documents rendered last for this viewer from the same fold, used again for the seats that
+    are the same `Player` objects (no fact has touched them since), and replaced for the rest;
+    the documents are then shared between answers, so nothing may change them."""
     rules = view.ruleset
     over = view.is_over
     document: dict[str, Any] = {
@@ -294,7 +338,7 @@ def render(view: GameState, viewer: Viewer) -> dict[str, Any]:
         "active_seat": view.active,
         "start_seat": view.start_seat,
         "planted_this_turn": view.planted,
-        "seats": _render_seats(view, viewer),
+        "seats": _render_seats(view, viewer, kept),
         "draw_pile": {"size": len(view.draw_pile)},
         "discard_pile": {
             "size": len(view.discard_pile),
@@ -377,13 +421,20 @@ def render_legal(legal: Legal) -> dict[str, Any]:
     }
 
 
-def _render_seats(view: GameState, viewer: Viewer) -> list[dict[str, Any]]:
+def _render_seats(
+    view: GameState, viewer: Viewer, kept: SeatDocuments | None
+) -> list[dict[str, Any]]:
     """Each seat's public zones, and its hand and coins as far as the viewer may see them."""
     everything = sees_everything(viewer, view.mode)
     coins_shown = view.ruleset.coin_counts_visible or view.is_over or everything
     unknown = view.hands_unknown
     seats = []
     for seat, player in enumerate(view.players):
+        if kept is not None:
+            held = kept.get(seat)
+            if held is not None and held[0] is player and held[1] == coins_shown:
+                seats.append(held[2])
+                continue
         own = viewer.seat == seat
         document = {
             "seat": seat,
@@ -398,6 +449,8 @@ def _render_seats(view: GameState, viewer: Viewer) -> list[dict[str, Any]]:
         if unknown:
             document["hand_piles"] = [pile_of(card) for card in player.hand]
         seats.append(document)
+        if kept is not None:
+            kept[seat] = (player, coins_shown, document)
     return seats
 
 

@@ -15,6 +15,7 @@ from domain.rules.rulesets import Ruleset, resolve_ruleset
 from domain.rules.state import TABLETOP, UNKNOWN, UNKNOWN_HANDS, GameState
 from domain.rules.transcript import commands_from_facts
 from projections.views import (
+    _REDACTIONS,
     AUDITOR_VIEWER,
     HOST_VIEWER,
     PUBLIC_VIEWER,
@@ -286,3 +287,39 @@ def test_a_view_brought_on_batch_by_batch_is_the_view_folded_from_all_its_facts(
             mode = facts[0].mode
             assert view == fold(redact(fact, viewer, mode) for fact in facts[:seen]), (kind, seen)
         assert kept.apply_all(()) is view
+
+
+def _secret_coins_game(preset: str, players: int, seed: int) -> tuple[ev.Event, ...]:
+    return tuple(simulate(preset, players, seed=seed, options={"coin_counts_visible": False}))
+
+
+@pytest.mark.parametrize("kind", [*BATCHED, "secret coins"])
+def test_a_view_rendered_with_the_seat_documents_kept_from_its_last_rendering_is_rendered_afresh(
+    kind,
+):
+    """`render`'s `kept`: a seat whose `Player` no fact has replaced keeps its document from the
+    viewer's last answer; every answer must still be what rendering the view afresh gives, to
+    the end of the game (where secret coins are shown)."""
+    facts = {**BATCHED, "secret coins": _secret_coins_game}[kind]("rio-grande", 4, 2)
+    for viewer in (Viewer.of_seat(1), PUBLIC_VIEWER, HOST_VIEWER):
+        fold_kept, seen, turn, reused = ViewFold(viewer), 0, 0, 0
+        while seen < len(facts):
+            batch = facts[seen : seen + BATCH_SIZES[turn % len(BATCH_SIZES)]]
+            seen, turn = seen + len(batch), turn + 1
+            view = fold_kept.apply_all(batch)
+            before = {seat: held[2] for seat, held in fold_kept.seat_documents.items()}
+
+            document = render(view, viewer, fold_kept.seat_documents)
+
+            assert document == render(view, viewer), (kind, viewer, seen)
+            reused += sum(before.get(seat) is shown for seat, shown in enumerate(document["seats"]))
+        assert view.is_over
+        assert reused > len(facts) // 4, (kind, viewer)
+
+
+def test_every_event_type_with_secret_fields_has_its_redaction():
+    """`redact` hands a fact of a type it has no redaction for on unchanged: that must be a type
+    with nothing secret."""
+    secret = {cls for cls in ev.event_classes() if cls.secret}
+
+    assert secret == set(_REDACTIONS)
