@@ -23,7 +23,7 @@ from collections.abc import Callable
 import flask
 import flask_smorest
 import marshmallow as ma
-from marshmallow import fields
+from marshmallow import fields, validate
 from webargs import core
 from webargs.flaskparser import FlaskParser, abort, is_json_request
 
@@ -107,7 +107,7 @@ def _check(field: fields.Field) -> Check | None:
     json_type = _JSON_TYPES.get(type(field))
     if json_type is None:
         return None
-    return _validated(field, json_type, lambda value: value)
+    return _validated(field, json_type, None)
 
 
 def _always_defer(value: typing.Any) -> typing.Any:
@@ -120,10 +120,11 @@ def _items(item: Check, values: list) -> typing.Any:
     return _DEFER if any(value is _DEFER for value in loaded) else loaded
 
 
-def _validated(field: fields.Field, json_type: type, load: Check) -> Check:
+def _validated(field: fields.Field, json_type: type, load: Check | None) -> Check:
     """A check that takes None if the field allows it (unvalidated, as marshmallow does), a
-    value of exactly `json_type` that the field's validators accept, and defers otherwise."""
-    validators = tuple(field.validators)
+    value of exactly `json_type` that the field's validators accept, and defers otherwise
+    (`load`: what the value loads as, for a list; a scalar loads as itself)."""
+    accepts = tuple(_accepts(validator, json_type is not list) for validator in field.validators)
     allow_none = field.allow_none
 
     def check(value: typing.Any) -> typing.Any:
@@ -131,18 +132,46 @@ def _validated(field: fields.Field, json_type: type, load: Check) -> Check:
             return None if allow_none else _DEFER
         if type(value) is not json_type:
             return _DEFER
-        loaded = load(value)
+        loaded = value if load is None else load(value)
         if loaded is _DEFER:
             return _DEFER
-        for validator in validators:
-            try:
-                if validator(loaded) is False:
-                    return _DEFER
-            except ma.ValidationError:
+        for accepted in accepts:
+            if not accepted(loaded):
                 return _DEFER
         return loaded
 
     return check
+
+
+def _accepts(
+    validator: Callable[[typing.Any], typing.Any], scalar: bool
+) -> Callable[[typing.Any], bool]:
+    """Whether `validator` accepts a value of its field's exact JSON type. The schemas' two
+    common validators are asked without their call: `OneOf` (a string or number, `scalar`, is
+    in its choices exactly when a set of them holds it) and `Range` (its own comparisons)."""
+    if type(validator) is validate.OneOf and scalar:
+        try:
+            return frozenset(validator.choices).__contains__
+        except TypeError:  # choices that cannot be in a set: the validator decides
+            pass
+    if type(validator) is validate.Range:
+        low, high = validator.min, validator.max
+        low_in, high_in = validator.min_inclusive, validator.max_inclusive
+
+        def in_range(value: typing.Any) -> bool:
+            if low is not None and (value < low if low_in else value <= low):
+                return False
+            return high is None or not (value > high if high_in else value >= high)
+
+        return in_range
+
+    def passes(value: typing.Any) -> bool:
+        try:
+            return validator(value) is not False
+        except ma.ValidationError:
+            return False
+
+    return passes
 
 
 LONE_SURROGATE = (
