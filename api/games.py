@@ -11,6 +11,7 @@ import hmac
 import re
 from collections.abc import Callable
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 from uuid import UUID
 
@@ -749,6 +750,13 @@ def _commanding_viewer(caller: Caller) -> Viewer:
     return HOST_VIEWER if caller.role == HOST else Viewer.of_seat(caller.seat or 0)
 
 
+@lru_cache(maxsize=4096)
+def _id_text(game_id: UUID) -> str:
+    """A game's id as text, made once per game rather than on every command's answer (`str` of
+    a UUID formats it in Python code)."""
+    return str(game_id)
+
+
 def _command_answer(
     service: Services,
     game_id: UUID,
@@ -765,7 +773,7 @@ def _command_answer(
     viewer = _commanding_viewer(caller)
     started = service.views.started(game_id)
     answer = {
-        "game_id": str(game_id),
+        "game_id": _id_text(game_id),
         "version": version,
         "position": position,
         "events": [feed_item(fact.version, fact.fact, viewer, started) for fact in recorded],

@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
 from typing import Any
 
 from domain.rules import events as ev
@@ -244,8 +245,7 @@ class ViewFold:
         if isinstance(facts[0], ev.GameStarted):
             self.mode = facts[0].mode
         assert self.mode is not None, "a game's facts start with GameStarted"
-        viewer, mode = self.viewer, self.mode
-        return self._folding.fold(redact(fact, viewer, mode) for fact in facts)
+        return self._folding.fold(map(redact, facts, repeat(self.viewer), repeat(self.mode)))
 
 
 def view_of(facts: Iterable[ev.Event], viewer: Viewer) -> GameState:
