@@ -10,10 +10,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
-from functools import partial
 from typing import Any
 from uuid import UUID
 
@@ -64,17 +62,18 @@ class _Game:
     def was_corrected(self) -> bool:
         return self.game.corrections > 0
 
-    def add(self, recorded: list[RecordedFact], corrected: Callable[[int], Corrected]) -> None:
+    def add(self, recorded: list[RecordedFact], app: Bohnanza, game_id: UUID) -> None:
         """Facts read from the store or just stored: after a correction the game as corrected
         is the application's (it keeps the games it corrected), and every view is folded again;
         other facts carry it on."""
         self.facts += recorded
         self.replays.clear()
-        if any(isinstance(r.fact, ev.EntriesCorrected) for r in recorded):
-            self.game = corrected(len(self.facts))
+        facts = [r.fact for r in recorded]
+        if any(isinstance(fact, ev.EntriesCorrected) for fact in facts):
+            self.game = app.corrected(game_id, len(self.facts))
             self.views.clear()
         else:
-            self.game.extend([r.fact for r in recorded])
+            self.game.extend(facts)
 
     def corrected_at(self, version: int) -> list[ev.Event]:
         """The game as corrected when the stream was at `version`."""
@@ -238,9 +237,7 @@ class GameViews:
         """Add those of `recorded` the entry lacks, if they follow on from what it holds."""
         held = len(entry.facts)
         if recorded and recorded[0].version <= held + 1 <= recorded[-1].version:
-            entry.add(
-                recorded[held + 1 - recorded[0].version :], partial(self.app.corrected, game_id)
-            )
+            entry.add(recorded[held + 1 - recorded[0].version :], self.app, game_id)
 
     def replay(self, game_id: UUID, *, as_recorded: bool = False) -> Replay:
         """The game to step through, folded once per version (NotFound for an unknown game): as
@@ -273,7 +270,7 @@ class GameViews:
     def _refresh(self, game_id: UUID, entry: _Game) -> None:
         new = self.app.recorded_facts(game_id, after=len(entry.facts))
         if new:
-            entry.add(new, partial(self.app.corrected, game_id))
+            entry.add(new, self.app, game_id)
 
 
 class Services:

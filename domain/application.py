@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from uuid import UUID
 
 from eventsourcing.application import (
@@ -52,6 +52,7 @@ from .rules.errors import BohnanzaError, Conflict, InvalidInput, InvalidSetup, N
 from .rules.evolve import fold
 from .rules.rulesets import DEFAULT_PRESET, resolve_ruleset
 from .rules.state import DIGITAL, KNOWN_HANDS, GameState
+from .rules.values import replaceable
 from .storage import opening_alone, persistence_env
 
 SNAPSHOT_INTERVAL = 500
@@ -110,7 +111,7 @@ def project_game(
             raise OriginatorVersionError(stored.originator_version, game.version + len(facts) + 1)
         facts.append(stored.fact())
         if seen is not None:
-            seen.append(RecordedFact(stored.originator_version, stored.timestamp, facts[-1]))
+            seen.append(RecordedFact.build(stored.originator_version, stored.timestamp, facts[-1]))
         last = stored
     if last is not None:
         game.state = fold(facts, getattr(game, "state", None))
@@ -135,7 +136,7 @@ class Outcome:
         first = self.version - len(self.facts) + 1
         assert self.recorded_at is not None or not self.facts
         return [
-            RecordedFact(first + i, self.recorded_at, fact)  # type: ignore[arg-type]
+            RecordedFact.build(first + i, self.recorded_at, fact)
             for i, fact in enumerate(self.facts)
         ]
 
@@ -176,6 +177,7 @@ class AlreadyAnswered(KeyUsed):
     answer is kept with the key), or by a version of the service whose answer is gone."""
 
 
+@replaceable
 @dataclass(frozen=True, slots=True)
 class RecordedFact:
     """A stored fact with where and when it was recorded."""
@@ -183,6 +185,11 @@ class RecordedFact:
     version: int
     recorded_at: datetime
     fact: ev.Event
+
+    if TYPE_CHECKING:
+
+        @staticmethod
+        def build(*values: Any) -> RecordedFact: ...
 
 
 FactsRead = Callable[[UUID, list[RecordedFact]], None]
@@ -634,7 +641,7 @@ class Bohnanza(Application[UUID]):
     def recorded_facts(self, game_id: UUID, *, after: int = 0) -> list[RecordedFact]:
         """The game's facts in order, with versions and times; NotFound if there are none."""
         facts = [
-            RecordedFact(stored.originator_version, stored.timestamp, stored.fact())
+            RecordedFact.build(stored.originator_version, stored.timestamp, stored.fact())
             for stored in self.events.get(game_id, gt=after or None)
             if isinstance(stored, StoredFact)
         ]

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+from datetime import UTC, datetime
 
 import pytest
 
+from domain.application import RecordedFact
 from domain.bots import simulate
 from domain.rules import events as ev
 from domain.rules.commands import COMMAND_TYPES, Command, Correct, Harvest
@@ -28,6 +30,7 @@ SAMPLES = {
     Offer: Offer(1, 0, 1, (0,), (), (), ("blue",), ()),
     OfferRange: OfferRange(0, (1, 2), (0, 1), (), (), ("blue",)),
     Legal: Legal((Harvest(0, 1),), OfferRange(0, (1,), (0,), (), (), ("blue",))),
+    RecordedFact: RecordedFact(3, datetime(2026, 12, 6, tzinfo=UTC), ev.CardDrawn(0, "blue")),
 }
 
 
