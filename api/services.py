@@ -167,9 +167,10 @@ class GameViews:
         entry = self._entry(game_id)
         with locked(entry.lock):
             self._refresh(game_id, entry)
-            view = self._folded_to(entry, viewer, len(entry.corrected))
-            version = len(entry.facts)
-        assert view is not None  # the kept fold is never past the facts held
+            fold = self._fold_to(entry, viewer, len(entry.corrected))
+            assert fold is not None  # the kept fold is never past the facts held
+            view, version = fold.state, len(entry.facts)
+        assert view is not None, "a game's facts start with GameStarted"
         return view, version
 
     def document_at(self, game_id: UUID, viewer: Viewer, version: int) -> dict[str, Any]:
@@ -193,15 +194,10 @@ class GameViews:
         document["version"] = version
         return document
 
-    @classmethod
-    def _folded_to(cls, entry: _Game, viewer: Viewer, count: int) -> GameState | None:
-        """The viewer's kept fold of the corrected facts brought on to `count` of them; None if
-        it is past them already."""
-        fold = cls._fold_to(entry, viewer, count)
-        return None if fold is None else fold.state
-
     @staticmethod
     def _fold_to(entry: _Game, viewer: Viewer, count: int) -> ViewFold | None:
+        """The viewer's kept fold of the corrected facts brought on to `count` of them; None if
+        it is past them already."""
         seen, fold = entry.views.get(viewer) or (0, ViewFold(viewer))
         if seen > count:
             return None

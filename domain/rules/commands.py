@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from .beans import BEANS
 from .errors import MalformedCommand
 from .state import UNSEEN
+from .values import written_out
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,7 +281,7 @@ COMMAND_TYPES: dict[str, type[Command]] = {
 }
 
 
-SCALARS = frozenset(("int", "str", "str | None"))
+_SCALARS = frozenset(("int", "str", "str | None"))
 """Field types whose values go into the JSON form as they are."""
 
 
@@ -295,7 +296,7 @@ def _compiled_to_dict(cls: type[Command]) -> Callable[[Command], dict[str, Any]]
         value = "v"
         if field.type == "tuple[tuple[str, ...], ...]":
             value = "([list(i) if i.__class__ is tuple else i for i in v] if v.__class__ is tuple else v)"
-        elif field.type not in SCALARS:
+        elif field.type not in _SCALARS:
             value = "(list(v) if v.__class__ is tuple else v)"
         lines.append(f"    v = self.{name}")
         if name in cls.omitted_when_none:
@@ -303,10 +304,9 @@ def _compiled_to_dict(cls: type[Command]) -> Callable[[Command], dict[str, Any]]
         else:
             lines.append(f"    data[{name!r}] = {value}")
     lines.append("    return data")
-    namespace: dict[str, Any] = {}
-    exec("\n".join(lines), namespace)  # source from the command classes' field names only
-    to_dict: Callable[[Command], dict[str, Any]] = namespace["to_dict"]
-    to_dict.__doc__ = Command.to_dict.__doc__
+    to_dict: Callable[[Command], dict[str, Any]] = written_out(
+        "to_dict", lines, {}, Command.to_dict.__doc__
+    )
     return to_dict
 
 
@@ -448,8 +448,7 @@ def _parser(cls: type[Command]) -> Callable[[dict[str, Any]], Command]:
             f"        {missing}",
         ]
     lines.append(f"    return cls({', '.join(f'v{number}' for number in range(len(names)))})")
-    exec("\n".join(lines), namespace)  # source from the command classes' field names only
-    parse: Callable[[dict[str, Any]], Command] = namespace["parse"]
+    parse: Callable[[dict[str, Any]], Command] = written_out("parse", lines, namespace, None)
     return parse
 
 

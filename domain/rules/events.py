@@ -21,6 +21,8 @@ from dataclasses import dataclass, fields
 from functools import cache
 from typing import Any, ClassVar
 
+from .values import written_out
+
 
 @dataclass(frozen=True, slots=True)
 class Event:
@@ -386,9 +388,9 @@ def event_from_payload(kind: str, payload: dict[str, Any]) -> Event:
     return EVENT_TYPES[kind](**payload)
 
 
-SCALARS = frozenset(("bool", "int", "int | None", "str", "str | None"))
+_SCALARS = frozenset(("bool", "int", "int | None", "str", "str | None"))
 """Field types whose values are never copied: immutable."""
-FLAT_LISTS = frozenset(("list[int]", "list[str]", "list[str] | None"))
+_FLAT_LISTS = frozenset(("list[int]", "list[str]", "list[str] | None"))
 """Field types whose lists hold immutable values only: a slice copies them."""
 
 
@@ -400,16 +402,15 @@ def _compiled_payload(cls: type[Event]) -> Callable[[Event], dict[str, Any]]:
     items = []
     for field in fields(cls):
         value = f"self.{field.name}"
-        if field.type in FLAT_LISTS:
+        if field.type in _FLAT_LISTS:
             value = f"(v[:] if (v := {value}).__class__ is list else v)"
-        elif field.type not in SCALARS:
+        elif field.type not in _SCALARS:
             value = f"_copied({value})"
         items.append(f"{field.name!r}: {value}")
-    source = f"def payload(self):\n    return {{{', '.join(items)}}}\n"
-    namespace: dict[str, Any] = {"_copied": _copied}
-    exec(source, namespace)  # source from the field names and types of the event classes only
-    payload: Callable[[Event], dict[str, Any]] = namespace["payload"]
-    payload.__doc__ = Event.payload.__doc__
+    lines = ["def payload(self):", f"    return {{{', '.join(items)}}}"]
+    payload: Callable[[Event], dict[str, Any]] = written_out(
+        "payload", lines, {"_copied": _copied}, Event.payload.__doc__
+    )
     return payload
 
 

@@ -22,6 +22,16 @@ T = TypeVar("T")
 _UNSET = object()
 
 
+def written_out(name: str, lines: list[str], namespace: dict[str, Any], doc: str | None) -> Any:
+    """The function `name` that `lines` define, with `namespace` as its globals and `doc` as its
+    docstring: code written out at import from a class's field names and types only (never from
+    data), where a loop over the fields on every call cost too much."""
+    exec("\n".join(lines), namespace)
+    function = namespace[name]
+    function.__doc__ = doc
+    return function
+
+
 def replaceable(cls: type[T]) -> type[T]:
     """Class decorator for a frozen slotted dataclass: add `build` and `replace`."""
     names = [field.name for field in dataclasses.fields(cls)]  # type: ignore[arg-type]

@@ -3,6 +3,8 @@ every fact of hundreds of complete games, and no view or feed item holds a card 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from domain.bots import simulate, simulate_under
@@ -273,15 +275,22 @@ BATCH_SIZES = (1, 3, 2, 7, 1, 12, 5)
 view on by the facts stored since that seat last asked)."""
 
 
+def batches(facts: tuple[ev.Event, ...]) -> Iterator[tuple[int, tuple[ev.Event, ...]]]:
+    """The facts in batches of BATCH_SIZES in turn, each with how many facts it brings the
+    view to."""
+    seen, turn = 0, 0
+    while seen < len(facts):
+        batch = facts[seen : seen + BATCH_SIZES[turn % len(BATCH_SIZES)]]
+        seen, turn = seen + len(batch), turn + 1
+        yield seen, batch
+
+
 @pytest.mark.parametrize("kind", list(BATCHED))
 def test_a_view_brought_on_batch_by_batch_is_the_view_folded_from_all_its_facts(kind):
     facts = BATCHED[kind]("rio-grande", 4, 2)
     for viewer in (Viewer.of_seat(1), PUBLIC_VIEWER, HOST_VIEWER):
-        kept, seen, turn = ViewFold(viewer), 0, 0
-        while seen < len(facts):
-            batch = facts[seen : seen + BATCH_SIZES[turn % len(BATCH_SIZES)]]
-            seen, turn = seen + len(batch), turn + 1
-
+        kept = ViewFold(viewer)
+        for seen, batch in batches(facts):
             view = kept.apply_all(batch)
 
             mode = facts[0].mode
@@ -302,10 +311,8 @@ def test_a_view_rendered_with_the_seat_documents_kept_from_its_last_rendering_is
     the end of the game (where secret coins are shown)."""
     facts = {**BATCHED, "secret coins": _secret_coins_game}[kind]("rio-grande", 4, 2)
     for viewer in (Viewer.of_seat(1), PUBLIC_VIEWER, HOST_VIEWER):
-        fold_kept, seen, turn, reused = ViewFold(viewer), 0, 0, 0
-        while seen < len(facts):
-            batch = facts[seen : seen + BATCH_SIZES[turn % len(BATCH_SIZES)]]
-            seen, turn = seen + len(batch), turn + 1
+        fold_kept, reused = ViewFold(viewer), 0
+        for seen, batch in batches(facts):
             view = fold_kept.apply_all(batch)
             before = {seat: held[2] for seat, held in fold_kept.seat_documents.items()}
 
